@@ -1,0 +1,5 @@
+"""Run the CLI as ``python -m paperscope``."""
+
+from .cli import cli
+
+cli()

@@ -1,0 +1,31 @@
+"""Paths and defaults: where the library lives, and the names of bundled models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["home_dir", "default_db_path", "EXAMPLES_DIR"]
+
+#: The five ICML 2026 lists shipped with the repository (used by ``paperscope demo``).
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "icml2026"
+
+
+def home_dir() -> Path:
+    """Return the data folder: ``$PAPERSCOPE_HOME``, else ``$XDG_DATA_HOME/paperscope``.
+
+    Falls back to ``~/.local/share/paperscope`` as the XDG Base Directory spec says.
+    """
+    env = os.environ.get("PAPERSCOPE_HOME")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg).expanduser() / "paperscope"
+
+
+def default_db_path() -> Path:
+    """Return the library database path: ``$PAPERSCOPE_DB``, else ``home_dir()/library.db``."""
+    env = os.environ.get("PAPERSCOPE_DB")
+    if env:
+        return Path(env).expanduser()
+    return home_dir() / "library.db"

@@ -1,0 +1,221 @@
+"""Plain data classes passed between stages: no I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Source", "Record", "Paper", "Card", "Hit", "IngestReport", "FileReport", "Skip"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a paper was read: a file path and the 1-based line (or record number) it starts on."""
+
+    path: str
+    line: int
+    format: str = "text"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "format": self.format}
+
+
+@dataclass
+class Record:
+    """One paper as a reader produced it, before it is stored.
+
+    ``abstract`` is the original text (for display); the store derives the clean text.
+    Optional metadata is None or empty when the source does not carry it.
+    """
+
+    abstract: str
+    source: Source
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    decision: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    source_area: str | None = None
+    urls: list[str] = field(default_factory=list)
+    external_ids: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Card:
+    """What paperscope understood of a paper; every list is in order of first appearance.
+
+    Attributes:
+        label: display label, "NAME — what it does" when the paper names its method.
+        method_names: names the paper gives its own method, system, benchmark or dataset.
+        code_urls: repository and project URLs, trailing punctuation stripped.
+        extractor_version: the version of ``extract`` that built this card.
+    """
+
+    label: str
+    method_names: list[str] = field(default_factory=list)
+    code_urls: list[str] = field(default_factory=list)
+    extractor_version: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        extra = data.pop("extra")
+        data.update(extra)
+        return data
+
+
+@dataclass
+class Paper:
+    """A stored paper: identity, texts, metadata, provenance and card."""
+
+    paper_id: str
+    abstract: str
+    clean_text: str
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    decision: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    source_area: str | None = None
+    urls: list[str] = field(default_factory=list)
+    external_ids: dict[str, str] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+    card: Card | None = None
+
+    @property
+    def label(self) -> str:
+        """The card's display label, else the title, else the first words of the abstract."""
+        if self.card and self.card.label:
+            return self.card.label
+        if self.title:
+            return self.title
+        return " ".join(self.clean_text.split()[:12])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the export shape: one JSON object per paper (see ``paperscope export``)."""
+        return {
+            "paper_id": self.paper_id,
+            "label": self.label,
+            "title": self.title,
+            "authors": self.authors,
+            "abstract": self.abstract,
+            "clean_text": self.clean_text,
+            "venue": self.venue,
+            "year": self.year,
+            "decision": self.decision,
+            "keywords": self.keywords,
+            "source_area": self.source_area,
+            "urls": self.urls,
+            "external_ids": self.external_ids,
+            "sources": [s.to_dict() for s in self.sources],
+            "card": self.card.to_dict() if self.card else None,
+        }
+
+
+@dataclass
+class Hit:
+    """One search result: the paper, its fused score and rank, and each leg's rank/score."""
+
+    paper_id: str
+    score: float
+    rank: int
+    label: str
+    sources: list[Source] = field(default_factory=list)
+    legs: dict[str, dict[str, float]] = field(default_factory=dict)
+    snippet: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "paper_id": self.paper_id,
+            "rank": self.rank,
+            "score": self.score,
+            "label": self.label,
+            "sources": [s.to_dict() for s in self.sources],
+            "legs": self.legs,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass
+class Skip:
+    """A record that was not stored: where it was and why."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+@dataclass
+class FileReport:
+    """Ingest figures for one file; ``error`` is set when the whole file was rejected."""
+
+    path: str
+    format: str = ""
+    read: int = 0
+    new: int = 0
+    present: int = 0
+    merged: int = 0
+    skipped: list[Skip] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class IngestReport:
+    """Ingest figures for one run, file by file, plus warnings (e.g. language/model mismatch)."""
+
+    files: list[FileReport] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    @property
+    def read(self) -> int:
+        return sum(f.read for f in self.files)
+
+    @property
+    def new(self) -> int:
+        return sum(f.new for f in self.files)
+
+    @property
+    def present(self) -> int:
+        return sum(f.present for f in self.files)
+
+    @property
+    def merged(self) -> int:
+        return sum(f.merged for f in self.files)
+
+    @property
+    def skipped(self) -> list[Skip]:
+        return [s for f in self.files for s in f.skipped]
+
+    @property
+    def failed(self) -> list[FileReport]:
+        return [f for f in self.files if f.error]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "read": self.read,
+            "new": self.new,
+            "present": self.present,
+            "merged": self.merged,
+            "skipped": len(self.skipped),
+            "elapsed_s": round(self.elapsed_s, 3),
+            "warnings": self.warnings,
+            "files": [
+                {
+                    "path": f.path,
+                    "format": f.format,
+                    "read": f.read,
+                    "new": f.new,
+                    "present": f.present,
+                    "merged": f.merged,
+                    "skipped": [{"line": s.line, "reason": s.reason} for s in f.skipped],
+                    "error": f.error,
+                }
+                for f in self.files
+            ],
+        }

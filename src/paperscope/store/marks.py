@@ -1,0 +1,54 @@
+"""The user's own data: stars, tags and notes. Ingest and rebuilds never write these tables."""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["set_star", "is_starred", "add_tag", "remove_tag", "tags_of", "set_note", "note_of"]
+
+
+def set_star(conn: sqlite3.Connection, paper_id: str, starred: bool = True) -> None:
+    """Star (or unstar) a paper; starring twice keeps the first time stamp."""
+    if starred:
+        conn.execute("INSERT OR IGNORE INTO stars (paper_id) VALUES (?)", (paper_id,))
+    else:
+        conn.execute("DELETE FROM stars WHERE paper_id = ?", (paper_id,))
+
+
+def is_starred(conn: sqlite3.Connection, paper_id: str) -> bool:
+    """Return True when the paper is starred."""
+    return conn.execute("SELECT 1 FROM stars WHERE paper_id = ?", (paper_id,)).fetchone() is not None
+
+
+def add_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
+    """Tag a paper (idempotent)."""
+    conn.execute("INSERT OR IGNORE INTO tags (paper_id, tag) VALUES (?, ?)", (paper_id, tag))
+
+
+def remove_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
+    """Remove one tag from a paper (no error when absent)."""
+    conn.execute("DELETE FROM tags WHERE paper_id = ? AND tag = ?", (paper_id, tag))
+
+
+def tags_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
+    """Return the paper's tags in the order they were added."""
+    rows = conn.execute("SELECT tag FROM tags WHERE paper_id = ? ORDER BY rowid", (paper_id,))
+    return [r[0] for r in rows]
+
+
+def set_note(conn: sqlite3.Connection, paper_id: str, body: str) -> None:
+    """Set (replace) the note of a paper; an empty body deletes it."""
+    if body.strip():
+        conn.execute(
+            "INSERT INTO notes (paper_id, body) VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE"
+            " SET body = excluded.body, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",
+            (paper_id, body),
+        )
+    else:
+        conn.execute("DELETE FROM notes WHERE paper_id = ?", (paper_id,))
+
+
+def note_of(conn: sqlite3.Connection, paper_id: str) -> str | None:
+    """Return the paper's note, or None."""
+    row = conn.execute("SELECT body FROM notes WHERE paper_id = ?", (paper_id,)).fetchone()
+    return row[0] if row else None

@@ -1,0 +1,60 @@
+"""Numbered schema migrations, applied in order on open; ``PRAGMA user_version`` records the last."""
+
+from __future__ import annotations
+
+__all__ = ["MIGRATIONS"]
+
+#: One SQL script per schema version; index i upgrades version i to i + 1. Never edit a shipped
+#: script: add a new one. User tables (stars, tags, notes) are created here and never dropped.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE papers (
+        paper_id     TEXT PRIMARY KEY,
+        abstract     TEXT NOT NULL,
+        clean_text   TEXT NOT NULL,
+        title        TEXT,
+        authors      TEXT NOT NULL DEFAULT '[]',
+        venue        TEXT,
+        year         INTEGER,
+        decision     TEXT,
+        keywords     TEXT NOT NULL DEFAULT '[]',
+        source_area  TEXT,
+        urls         TEXT NOT NULL DEFAULT '[]',
+        external_ids TEXT NOT NULL DEFAULT '{}',
+        content_hash TEXT NOT NULL,
+        added_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
+    CREATE INDEX papers_venue_year ON papers (venue, year);
+    CREATE TABLE sources (
+        paper_id TEXT NOT NULL REFERENCES papers (paper_id),
+        path     TEXT NOT NULL,
+        line     INTEGER NOT NULL,
+        format   TEXT NOT NULL,
+        PRIMARY KEY (paper_id, path, line)
+    );
+    CREATE TABLE cards (
+        paper_id          TEXT PRIMARY KEY REFERENCES papers (paper_id),
+        label             TEXT NOT NULL,
+        data              TEXT NOT NULL,
+        extractor_version TEXT NOT NULL
+    );
+    CREATE VIRTUAL TABLE papers_fts USING fts5 (
+        paper_id UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE TABLE stars (
+        paper_id   TEXT PRIMARY KEY,
+        starred_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
+    CREATE TABLE tags (
+        paper_id TEXT NOT NULL,
+        tag      TEXT NOT NULL,
+        added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        PRIMARY KEY (paper_id, tag)
+    );
+    CREATE TABLE notes (
+        paper_id   TEXT PRIMARY KEY,
+        body       TEXT NOT NULL,
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
+    """,
+]

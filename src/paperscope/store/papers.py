@@ -1,0 +1,204 @@
+"""Papers, their provenance and their cards: insert, merge, read."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from ..errors import InputError, NotFound
+from ..models import Card, Paper, Source
+from ..text import segment
+
+__all__ = [
+    "existing_ids",
+    "insert_papers",
+    "add_sources",
+    "save_cards",
+    "get_paper",
+    "iter_papers",
+    "resolve_paper_id",
+    "fill_missing_fields",
+]
+
+_JSON_FIELDS = ("authors", "keywords", "urls", "external_ids")
+_MERGE_FIELDS = ("title", "venue", "year", "decision", "source_area")
+
+
+def existing_ids(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> set[str]:
+    """Return the subset of ``paper_ids`` already stored."""
+    ids = list(paper_ids)
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            r[0] for r in conn.execute(f"SELECT paper_id FROM papers WHERE paper_id IN ({marks})", chunk)
+        )
+    return found
+
+
+def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes: list[str]) -> None:
+    """Insert new papers with their sources, cards and lexical index rows (call inside a transaction).
+
+    The lexical index body is the clean text segmented by :func:`paperscope.text.segment`.
+    """
+    conn.executemany(
+        "INSERT INTO papers (paper_id, abstract, clean_text, title, authors, venue, year, decision,"
+        " keywords, source_area, urls, external_ids, content_hash)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                p.paper_id,
+                p.abstract,
+                p.clean_text,
+                p.title,
+                json.dumps(p.authors, ensure_ascii=False),
+                p.venue,
+                p.year,
+                p.decision,
+                json.dumps(p.keywords, ensure_ascii=False),
+                p.source_area,
+                json.dumps(p.urls, ensure_ascii=False),
+                json.dumps(p.external_ids, ensure_ascii=False),
+                h,
+            )
+            for p, h in zip(papers, content_hashes, strict=True)
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO papers_fts (paper_id, title, body) VALUES (?,?,?)",
+        [
+            (p.paper_id, segment(p.title or "", for_index=True), segment(p.clean_text, for_index=True))
+            for p in papers
+        ],
+    )
+    add_sources(conn, [(p.paper_id, s) for p in papers for s in p.sources])
+    save_cards(conn, [(p.paper_id, p.card) for p in papers if p.card is not None])
+
+
+def add_sources(conn: sqlite3.Connection, sources: list[tuple[str, Source]]) -> int:
+    """Record provenance entries; return how many were new (a known (path, line) is ignored)."""
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO sources (paper_id, path, line, format) VALUES (?,?,?,?)",
+        [(pid, s.path, s.line, s.format) for pid, s in sources],
+    )
+    return conn.total_changes - before
+
+
+def fill_missing_fields(conn: sqlite3.Connection, paper: Paper) -> None:
+    """Fill fields the stored paper lacks from ``paper`` (first non-empty value wins).
+
+    Title changes also update the lexical index row.
+    """
+    row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper.paper_id,)).fetchone()
+    updates: dict[str, object] = {}
+    for name in _MERGE_FIELDS:
+        if row[name] in (None, "") and getattr(paper, name) not in (None, ""):
+            updates[name] = getattr(paper, name)
+    for name in _JSON_FIELDS:
+        stored = json.loads(row[name])
+        new = getattr(paper, name)
+        if isinstance(stored, list):
+            merged = stored + [v for v in new if v not in stored]
+        else:
+            merged = {**new, **stored}
+        if merged != stored:
+            updates[name] = json.dumps(merged, ensure_ascii=False)
+    if not updates:
+        return
+    assignments = ", ".join(f"{k} = ?" for k in updates)
+    conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*updates.values(), paper.paper_id])
+    if "title" in updates:
+        conn.execute(
+            "UPDATE papers_fts SET title = ? WHERE paper_id = ?",
+            (segment(str(updates["title"]), for_index=True), paper.paper_id),
+        )
+
+
+def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
+    """Insert or replace cards (call inside a transaction)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
+        [(pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version) for pid, c in cards],
+    )
+
+
+def _card_from_json(data: str) -> Card:
+    raw = json.loads(data)
+    known = {k: raw.pop(k) for k in ("label", "method_names", "code_urls", "extractor_version") if k in raw}
+    return Card(**known, extra=raw)
+
+
+def _paper_from_row(row: sqlite3.Row, sources: list[Source], card: Card | None) -> Paper:
+    return Paper(
+        paper_id=row["paper_id"],
+        abstract=row["abstract"],
+        clean_text=row["clean_text"],
+        title=row["title"],
+        authors=json.loads(row["authors"]),
+        venue=row["venue"],
+        year=row["year"],
+        decision=row["decision"],
+        keywords=json.loads(row["keywords"]),
+        source_area=row["source_area"],
+        urls=json.loads(row["urls"]),
+        external_ids=json.loads(row["external_ids"]),
+        sources=sources,
+        card=card,
+    )
+
+
+def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
+    """Return one stored paper with its sources and card.
+
+    Raises:
+        NotFound: no paper has this ``paper_id``.
+    """
+    row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no paper with paper_id {paper_id!r}; try `paperscope search` to find one")
+    sources = [
+        Source(r["path"], r["line"], r["format"])
+        for r in conn.execute(
+            "SELECT path, line, format FROM sources WHERE paper_id = ? ORDER BY rowid", (paper_id,)
+        )
+    ]
+    card_row = conn.execute("SELECT data FROM cards WHERE paper_id = ?", (paper_id,)).fetchone()
+    return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
+
+
+def iter_papers(conn: sqlite3.Connection) -> Iterator[Paper]:
+    """Yield every stored paper, oldest first, with sources and cards (streams; constant memory)."""
+    sources: dict[str, list[Source]] = {}
+    for r in conn.execute("SELECT paper_id, path, line, format FROM sources ORDER BY rowid"):
+        sources.setdefault(r["paper_id"], []).append(Source(r["path"], r["line"], r["format"]))
+    cursor = conn.execute(
+        "SELECT papers.*, cards.data AS card_data FROM papers"
+        " LEFT JOIN cards USING (paper_id) ORDER BY papers.rowid"
+    )
+    for row in cursor:
+        card = _card_from_json(row["card_data"]) if row["card_data"] else None
+        yield _paper_from_row(row, sources.get(row["paper_id"], []), card)
+
+
+def resolve_paper_id(conn: sqlite3.Connection, prefix: str) -> str:
+    """Return the full ``paper_id`` that starts with ``prefix`` (at least 4 characters).
+
+    Raises:
+        InputError: the prefix is shorter than 4 characters or matches several papers.
+        NotFound: no paper matches.
+    """
+    prefix = prefix.strip().lower()
+    if len(prefix) < 4 or not all(c in "0123456789abcdef" for c in prefix):
+        raise InputError(f"{prefix!r} is not a paper_id (12 hex characters, or a prefix of 4 or more)")
+    rows = conn.execute(
+        "SELECT paper_id FROM papers WHERE paper_id >= ? AND paper_id < ? LIMIT 2",
+        (prefix, prefix + "g"),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no paper with paper_id {prefix!r}; try `paperscope search` to find one")
+    if len(rows) > 1:
+        raise InputError(f"paper_id prefix {prefix!r} matches several papers; give more characters")
+    return str(rows[0][0])
