@@ -1,0 +1,52 @@
+"""Shared fixtures: an isolated PAPERSCOPE_HOME per test, real example and gold data paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperscope import Library
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point PAPERSCOPE_HOME at a temp folder so no test touches the user's library."""
+    monkeypatch.setenv("PAPERSCOPE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PAPERSCOPE_DB", raising=False)
+
+
+@pytest.fixture(scope="session")
+def icml_dir() -> Path:
+    return REPO / "examples" / "icml2026"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"{SHARED_DATA} missing: the tests read the real data in ../shared/data")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def fresh_library(tmp_path: Path) -> Library:
+    lib = Library(tmp_path / "lib.db")
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def icml_library(tmp_path: Path, icml_dir: Path) -> Library:
+    lib = Library(tmp_path / "icml.db")
+    lib.ingest([icml_dir])
+    yield lib
+    lib.close()
+
+
+def write_list(path: Path, body: str) -> Path:
+    """Write a paper-list text file (UTF-8) and return its path."""
+    path.write_text(body, encoding="utf-8")
+    return path
