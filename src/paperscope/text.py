@@ -1,4 +1,4 @@
-"""Text normalisation shared by every stage: original text in, clean text and folded keys out.
+r"""Text normalisation shared by every stage: original text in, clean text and folded keys out.
 
 Pipeline of :func:`clean_text` (each step runs once, in this order):
 
@@ -78,7 +78,7 @@ def _superscript(m: re.Match[str]) -> str:
 
 
 def _split_math(text: str) -> list[tuple[bool, str]]:
-    """Split text into (is_math, segment) pairs on ``$`` delimiters.
+    r"""Split text into (is_math, segment) pairs on ``$`` delimiters.
 
     ``$a$$b$`` is two inline spans (a ``$$`` that closes an open inline span opens the next),
     ``$$x$$`` outside a span is display math, ``\\$`` is a literal dollar, and an unclosed
@@ -116,7 +116,7 @@ def _split_math(text: str) -> list[tuple[bool, str]]:
 
 
 def latex_to_text(text: str) -> str:
-    """Turn LaTeX math and commands in ``text`` into Unicode, leaving prose untouched.
+    r"""Turn LaTeX math and commands in ``text`` into Unicode, leaving prose untouched.
 
     Adjacent inline spans stay apart (``$f_\\theta$$g_\\phi$`` gives ``f_θ g_ϕ``).
     Math alphabets fold to plain letters (``\\mathcal{O}`` gives ``O``) through NFKC.
@@ -150,7 +150,7 @@ def _trim_url(url: str) -> str:
 
 
 def find_urls(text: str) -> list[str]:
-    """Return the URLs in ``text`` in order of first appearance, without duplicates.
+    r"""Return the URLs in ``text`` in order of first appearance, without duplicates.
 
     Trailing punctuation, braces and markdown/LaTeX wrappers are stripped
     (``\\url{https://x.org/a}.`` gives ``https://x.org/a``).

@@ -1,0 +1,87 @@
+"""CLI contract: help for every command, stdout/stderr split, exit codes 0/1/2, JSON shapes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import paperscope
+from paperscope.cli import cli
+
+
+@pytest.fixture
+def run(tmp_path: Path):
+    runner = CliRunner()
+    db = str(tmp_path / "cli.db")
+
+    def invoke(*args: str):
+        return runner.invoke(cli, ["--db", db, *args], catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.output.strip() == f"paperscope, version {paperscope.__version__}"
+
+
+def test_ingest_search_show_export_roundtrip(run, icml_dir: Path) -> None:
+    result = run("ingest", str(icml_dir))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1].startswith(
+        "total: read 95, new 95, already present 0, skipped 0, files failed 0"
+    )
+    hits = json.loads(run("search", "dataset distillation", "--limit", "2", "--json").stdout)
+    assert len(hits) == 2
+    assert all({"paper_id", "rank", "score", "label", "sources", "legs"} <= set(h) for h in hits)
+    assert hits[0]["sources"][0]["line"] > 1
+    shown = json.loads(run("show", hits[0]["paper_id"][:6], "--json").stdout)
+    assert shown["paper_id"] == hits[0]["paper_id"]
+    assert shown["venue"] == "ICML" and shown["year"] == 2026
+    rows = [json.loads(line) for line in run("export", "--format", "jsonl").stdout.splitlines()]
+    assert len(rows) == 95
+    required = {"paper_id", "label", "abstract", "clean_text", "venue", "year", "sources", "card"}
+    assert all(required <= set(r) for r in rows)
+    assert all(r["sources"] and {"path", "line"} <= set(r["sources"][0]) for r in rows)
+
+
+def test_errors_exit_1_with_one_line_and_misuse_exits_2(run, tmp_path: Path) -> None:
+    missing = run("show", "abcdef123456")
+    assert missing.exit_code == 1
+    assert (
+        missing.stderr.strip()
+        == "Error: no paper with paper_id 'abcdef123456'; try `paperscope search` to find one"
+    )
+    empty = run("search", "   ")
+    assert empty.exit_code == 1 and "empty query" in empty.stderr
+    bad = run("ingest", str(tmp_path / "nope.txt"))
+    assert bad.exit_code == 1 and f"{tmp_path / 'nope.txt'}: no such file" in bad.stderr
+    assert run("search").exit_code == 2
+    assert run("search", "x", "--limit", "0").exit_code == 2
+    assert run("frobnicate").exit_code == 2
+
+
+def test_demo_builds_a_fresh_library_and_searches(tmp_path: Path, icml_dir: Path) -> None:
+    result = CliRunner().invoke(cli, ["demo", "--examples", str(icml_dir)], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "== library: 95 papers from 95 sources" in result.stdout
+    assert "== search: dataset distillation" in result.stdout
+    again = CliRunner().invoke(cli, ["demo", "--examples", str(icml_dir)], catch_exceptions=False)
+    assert "== library: 95 papers from 95 sources" in again.stdout
+
+
+def test_public_api_matches_all() -> None:
+    exported = {name for name in dir(paperscope) if not name.startswith("_")}
+    modules = {"cli", "config", "errors", "extract", "index", "ingest", "library", "models", "store", "text"}
+    assert exported - modules - set(paperscope.__all__) == set()
+    assert all(hasattr(paperscope, name) for name in paperscope.__all__)
