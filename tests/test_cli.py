@@ -82,6 +82,18 @@ def test_demo_builds_a_fresh_library_and_searches(tmp_path: Path, icml_dir: Path
 
 def test_public_api_matches_all() -> None:
     exported = {name for name in dir(paperscope) if not name.startswith("_")}
-    modules = {"cli", "config", "errors", "extract", "index", "ingest", "library", "models", "store", "text"}
+    modules = {
+        "cli",
+        "config",
+        "errors",
+        "extract",
+        "index",
+        "ingest",
+        "library",
+        "models",
+        "store",
+        "text",
+        "web",
+    }
     assert exported - modules - set(paperscope.__all__) == set()
     assert all(hasattr(paperscope, name) for name in paperscope.__all__)

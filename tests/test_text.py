@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from paperscope.text import clean_text, find_urls, fold, segment, tokenize
+from paperscope.text import clean_text, decode_entities, find_urls, fold, segment, tokenize
 
 CASES = [
     # LaTeX math and commands (all seen in examples/icml2026)
@@ -34,9 +34,6 @@ CASES = [
     ("`code` here", "code here"),
     ("at: _https://github.com/visitworld123/CPO_.", "at: https://github.com/visitworld123/CPO."),
     ("snake_case_name stays", "snake_case_name stays"),
-    # HTML entities, decoded once
-    ("Q&amp;A over R&amp;D &lt;1% &gt; 90%", "Q&A over R&D <1% > 90%"),
-    ("&amp;amp;", "&amp;"),
     # Unicode NFKC and whitespace
     ("ＡＢＣ\u00a0ﬁne   text\n next", "ABC fine text next"),
     # URLs survive LaTeX
@@ -87,3 +84,9 @@ def test_tokenize_splits_hyphens_and_segments_chinese() -> None:
     assert tokenize("State-of-the-art C²R") == ["state", "of", "the", "art", "c2r"]
     assert "transformer" in tokenize("本文研究基于Transformer的检索增强生成")
     assert {"检索", "增强"} <= set(segment("检索增强生成", for_index=True).split())
+
+
+def test_entities_are_decoded_exactly_once() -> None:
+    assert decode_entities("Q&amp;A over R&amp;D &lt;1% &gt; 90%") == "Q&A over R&D <1% > 90%"
+    assert decode_entities("&amp;amp;") == "&amp;"
+    assert clean_text(decode_entities("&amp;amp;")) == "&amp;"

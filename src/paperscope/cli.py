@@ -230,3 +230,30 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
     for query in _DEMO_QUERIES:
         click.echo(f"\n== search: {query}")
         _print_hits(lib.search(query, limit=3))
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--get", "get_path", default=None, help="Print the response to one GET path and exit.")
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, get_path: str | None) -> None:
+    """Serve the JSON API and the web UI.
+
+    Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
+    """
+    from .web import create_app
+
+    app = create_app(_library(ctx))
+    if get_path is not None:
+        from fastapi.testclient import TestClient
+
+        response = TestClient(app).get(get_path)
+        click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
+        if response.status_code >= 400:
+            ctx.exit(1)
+        return
+    import uvicorn
+
+    click.echo(f"paperscope serving {ctx.obj['library'].store.path} at http://{host}:{port}/", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -138,6 +138,12 @@ class Library:
         with self.store.transaction() as conn:
             marks.add_tag(conn, pid, tag.strip())
 
+    def untag(self, paper_id: str, tag: str) -> None:
+        """Remove a tag from a paper (no error when it is not there)."""
+        pid = papers.resolve_paper_id(self.store.conn, paper_id)
+        with self.store.transaction() as conn:
+            marks.remove_tag(conn, pid, tag.strip())
+
     def set_note(self, paper_id: str, body: str) -> None:
         """Set the note of a paper (an empty body removes it)."""
         pid = papers.resolve_paper_id(self.store.conn, paper_id)

@@ -2,13 +2,15 @@ r"""Text normalisation shared by every stage: original text in, clean text and f
 
 Pipeline of :func:`clean_text` (each step runs once, in this order):
 
-1. HTML entities decoded exactly once (``&amp;amp;`` becomes ``&amp;``, not ``&``).
-2. Unicode NFKC, so full-width letters, ligatures and non-breaking spaces become plain.
+1. Unicode NFKC, so full-width letters, ligatures and non-breaking spaces become plain.
+2. Markdown emphasis and inline code lose their markers.
 3. URLs are set aside (they may hold ``_``, ``%`` or ``~``), markdown links become their text.
-4. Markdown emphasis and inline code lose their markers.
-5. LaTeX math and commands become Unicode via pylatexenc (``9.6$\\times$`` to ``9.6×``,
+4. LaTeX math and commands become Unicode via pylatexenc (``9.6$\\times$`` to ``9.6×``,
    ``$\\mathcal{O}(n)$`` to ``O(n)``, ``C$^2$R`` to ``C²R``, ``\\textit{x}`` to ``x``).
-6. URLs are put back and whitespace is collapsed.
+5. URLs are put back and whitespace is collapsed.
+
+HTML entities are not part of it: ingest decodes them exactly once with :func:`decode_entities`
+before storing the original text, so that ``&amp;amp;`` stays ``&amp;`` and never becomes ``&``.
 
 Only the short LaTeX segments go through pylatexenc (it costs about 8 ms per whole abstract,
 and about 0.05 ms per segment), so plain prose pays nothing for it.
@@ -25,6 +27,7 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 __all__ = [
     "clean_text",
+    "decode_entities",
     "latex_to_text",
     "find_urls",
     "fold",
@@ -187,13 +190,18 @@ def _strip_markdown(text: str) -> str:
     return _MD_ITALIC_RE.sub(r"\1", text)
 
 
+def decode_entities(text: str) -> str:
+    """Decode HTML entities once (``Q&amp;A`` → ``Q&A``, ``&amp;lt;`` → ``&lt;``); ingest calls it."""
+    return html.unescape(text) if "&" in text else text
+
+
 def clean_text(original: str) -> str:
     """Return the clean text of ``original``: the form every index and extractor reads.
 
     See the module docstring for the steps. The result is single-spaced, stripped, NFKC,
     with no LaTeX or markdown markers left, URLs intact.
     """
-    text = unicodedata.normalize("NFKC", html.unescape(original))
+    text = unicodedata.normalize("NFKC", original)
     # Markdown first: `_https://x.org/a_` is an italic URL, not a URL ending in "_".
     text, urls = _protect_urls(_strip_markdown(text))
     text = latex_to_text(text)

@@ -13,7 +13,7 @@ from tqdm import tqdm
 from ..errors import InputError
 from ..models import Card, FileReport, IngestReport, Paper, Record, Skip
 from ..store import Store, papers
-from ..text import clean_text, has_cjk, normalise_for_hash
+from ..text import clean_text, decode_entities, has_cjk, normalise_for_hash
 from .formats import detect_format, get_reader
 
 __all__ = ["ingest_paths", "paper_id_for", "content_hash_for", "expand_paths", "record_to_paper"]
@@ -53,13 +53,14 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
 
 def record_to_paper(record: Record) -> Paper | None:
     """Return the Paper of ``record``, or None when its abstract has no letter or digit."""
-    clean = clean_text(record.abstract or "")
+    abstract = decode_entities(record.abstract or "")
+    clean = clean_text(abstract)
     if not any(ch.isalnum() for ch in clean):
         return None
-    title = clean_text(record.title) if record.title else None
+    title = clean_text(decode_entities(record.title)) if record.title else None
     return Paper(
         paper_id=paper_id_for(clean),
-        abstract=record.abstract,
+        abstract=abstract,
         clean_text=clean,
         title=title or None,
         authors=record.authors,

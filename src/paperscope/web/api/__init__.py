@@ -1,0 +1,1 @@
+"""One route module per resource: search, papers, marks (stars, tags, notes)."""
