@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test check clean
+.PHONY: install browser demo test check clean
 
 install: $(STAMP)
 
@@ -19,7 +19,12 @@ $(STAMP): pyproject.toml Makefile
 demo: install
 	$(BIN)/paperscope demo
 
-test: install
+# Browser tests drive Debian's Chromium (never a downloaded browser); installed when missing and root.
+browser:
+	@test -x /usr/bin/chromium || { test "$$(id -u)" = 0 && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: install browser
 	$(BIN)/python -m pytest -q
 
 check: install
