@@ -14,6 +14,7 @@ from .config import EXAMPLES_DIR, home_dir
 from .errors import PaperscopeError
 from .library import Library
 from .models import Hit, IngestReport, Paper
+from .triage import EXPORT_FORMATS
 
 __all__ = ["cli"]
 
@@ -178,26 +179,28 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(EXPORT_FORMATS)), default="jsonl", show_default=True
+)
+@click.option("--starred", is_flag=True, help="Only starred papers.")
+@click.option("--tag", default=None, help="Only papers with this tag.")
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="File (default stdout)."
 )
 @click.pass_context
-def export(ctx: click.Context, fmt: str, out: Path | None) -> None:
-    """Export every paper, one JSON object per line.
+def export(ctx: click.Context, fmt: str, starred: bool, tag: str | None, out: Path | None) -> None:
+    """Export papers (all, or a reading list of starred/tagged ones) as jsonl, csv, bibtex or markdown.
 
-    Example: paperscope export --format jsonl --out papers.jsonl
+    Example: paperscope export --format markdown --starred --out reading-list.md
     """
-    lib = _library(ctx)
-    lines = (json.dumps(p.to_dict(), ensure_ascii=False) for p in lib.papers())
+    chunks = _library(ctx).export(fmt, starred=starred, tag=tag)
     if out is None:
-        for line in lines:
-            click.echo(line)
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
         return
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(line + "\n")
+        handle.writelines(chunks)
     tmp.replace(out)
     click.echo(f"wrote {out}", err=True)
 
@@ -257,3 +260,85 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None) -> Non
 
     click.echo(f"paperscope serving {ctx.obj['library'].store.path} at http://{host}:{port}/", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@cli.command()
+@click.argument("paper_ids", nargs=-1, required=True)
+@click.option("--off", is_flag=True, help="Unstar instead.")
+@click.pass_context
+def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool) -> None:
+    """Star (or with --off, unstar) papers.
+
+    Example: paperscope star 6dcd10ba875e
+    """
+    lib = _library(ctx)
+    for paper_id in paper_ids:
+        lib.star(paper_id, not off)
+        click.echo(f"{lib.get(paper_id).paper_id} {'unstarred' if off else 'starred'}")
+
+
+@cli.group()
+def tags() -> None:
+    """Add, list and remove tags.
+
+    Example: paperscope tags add 6dcd10ba875e to-read
+    """
+
+
+@tags.command("add")
+@click.argument("paper_id")
+@click.argument("tag")
+@click.pass_context
+def tags_add(ctx: click.Context, paper_id: str, tag: str) -> None:
+    """Tag a paper.
+
+    Example: paperscope tags add 6dcd10ba875e to-read
+    """
+    lib = _library(ctx)
+    lib.tag(paper_id, tag)
+    click.echo(", ".join(lib.marks(paper_id)["tags"]))
+
+
+@tags.command("remove")
+@click.argument("paper_id")
+@click.argument("tag")
+@click.pass_context
+def tags_remove(ctx: click.Context, paper_id: str, tag: str) -> None:
+    """Remove a tag from a paper.
+
+    Example: paperscope tags remove 6dcd10ba875e to-read
+    """
+    lib = _library(ctx)
+    lib.untag(paper_id, tag)
+    click.echo(", ".join(lib.marks(paper_id)["tags"]) or "(no tags)")
+
+
+@tags.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+def tags_list(ctx: click.Context, as_json: bool) -> None:
+    """List tags with their paper counts.
+
+    Example: paperscope tags list
+    """
+    counts = _library(ctx).tags()
+    if as_json:
+        _emit_json([{"tag": t, "papers": n} for t, n in counts])
+        return
+    for tag, count in counts:
+        click.echo(f"{count:>5}  {tag}")
+
+
+@cli.command()
+@click.argument("paper_id")
+@click.argument("body", default="-")
+@click.pass_context
+def note(ctx: click.Context, paper_id: str, body: str) -> None:
+    """Set a paper's note (BODY, or - to read it from stdin; an empty note deletes it).
+
+    Example: paperscope note 6dcd10ba875e "compare with APM"
+    """
+    text = sys.stdin.read() if body == "-" else body
+    lib = _library(ctx)
+    lib.set_note(paper_id, text.strip())
+    click.echo(lib.marks(paper_id)["note"] or "(note removed)")

@@ -14,6 +14,7 @@ from .ingest import ingest_paths
 from .models import Hit, IngestReport, Paper
 from .store import Store, marks, papers
 from .store.lexical import search_fts
+from .triage import export_papers
 
 __all__ = ["Library", "MAX_LIMIT"]
 
@@ -149,6 +150,27 @@ class Library:
         pid = papers.resolve_paper_id(self.store.conn, paper_id)
         with self.store.transaction() as conn:
             marks.set_note(conn, pid, body)
+
+    def tags(self) -> list[tuple[str, int]]:
+        """Return every tag with the number of papers carrying it, most used first."""
+        return marks.tag_counts(self.store.conn)
+
+    def export(self, fmt: str = "jsonl", starred: bool = False, tag: str | None = None) -> Iterator[str]:
+        """Yield the library (or the starred / tagged papers) as ``fmt`` text, chunk by chunk.
+
+        Formats: jsonl, csv, bibtex, markdown (see :mod:`paperscope.triage.export`).
+
+        Raises:
+            InputError: ``fmt`` is unknown.
+
+        """
+        conn = self.store.conn
+        keep = marks.marked_ids(conn, starred=starred, tag=tag) if starred or tag else None
+        selected = (p for p in self.papers() if keep is None or p.paper_id in keep)
+        try:
+            return export_papers(((p, self.marks(p.paper_id)) for p in selected), fmt)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
 
     def marks(self, paper_id: str) -> dict[str, Any]:
         """Return ``{"starred": bool, "tags": [...], "note": str | None}`` for a paper."""

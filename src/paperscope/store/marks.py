@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["set_star", "is_starred", "add_tag", "remove_tag", "tags_of", "set_note", "note_of"]
+__all__ = [
+    "set_star",
+    "is_starred",
+    "add_tag",
+    "remove_tag",
+    "tags_of",
+    "set_note",
+    "note_of",
+    "marked_ids",
+    "tag_counts",
+]
 
 
 def set_star(conn: sqlite3.Connection, paper_id: str, starred: bool = True) -> None:
@@ -52,3 +62,20 @@ def note_of(conn: sqlite3.Connection, paper_id: str) -> str | None:
     """Return the paper's note, or None."""
     row = conn.execute("SELECT body FROM notes WHERE paper_id = ?", (paper_id,)).fetchone()
     return row[0] if row else None
+
+
+def marked_ids(conn: sqlite3.Connection, starred: bool = False, tag: str | None = None) -> set[str]:
+    """Return the ids of papers that are starred (when ``starred``) and carry ``tag`` (when given)."""
+    ids: set[str] | None = None
+    if starred:
+        ids = {r[0] for r in conn.execute("SELECT paper_id FROM stars")}
+    if tag is not None:
+        tagged = {r[0] for r in conn.execute("SELECT paper_id FROM tags WHERE tag = ?", (tag,))}
+        ids = tagged if ids is None else ids & tagged
+    return ids if ids is not None else set()
+
+
+def tag_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """Return ``(tag, papers)`` pairs, most used first."""
+    rows = conn.execute("SELECT tag, count(*) AS n FROM tags GROUP BY tag ORDER BY n DESC, tag")
+    return [(r[0], int(r[1])) for r in rows]

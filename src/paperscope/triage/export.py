@@ -1,0 +1,136 @@
+"""Reading-list exports: JSON Lines, CSV, BibTeX and a markdown checklist."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import bibtexparser
+from bibtexparser.model import Entry, Field
+
+from ..models import Paper
+
+__all__ = ["EXPORT_FORMATS", "export_papers"]
+
+Marks = dict[str, Any]
+_CSV_COLUMNS = [
+    "paper_id",
+    "label",
+    "title",
+    "venue",
+    "year",
+    "decision",
+    "method_names",
+    "code_urls",
+    "sources",
+    "starred",
+    "tags",
+    "note",
+]
+_BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
+
+
+def _row(paper: Paper, marks: Marks) -> dict[str, Any]:
+    return {**paper.to_dict(), "marks": marks}
+
+
+def _jsonl(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+    for paper, marks in papers:
+        yield json.dumps(_row(paper, marks), ensure_ascii=False) + "\n"
+
+
+def _csv(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(_CSV_COLUMNS)
+    for paper, marks in papers:
+        card = paper.card
+        writer.writerow(
+            [
+                paper.paper_id,
+                paper.label,
+                paper.title or "",
+                paper.venue or "",
+                paper.year or "",
+                paper.decision or "",
+                "; ".join(card.method_names) if card else "",
+                " ".join(card.code_urls) if card else "",
+                "; ".join(f"{s.path}:{s.line}" for s in paper.sources),
+                "yes" if marks["starred"] else "",
+                "; ".join(marks["tags"]),
+                marks["note"] or "",
+            ]
+        )
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    rest = buffer.getvalue()
+    if rest:
+        yield rest
+
+
+def _bib_escape(value: str) -> str:
+    return _BIBTEX_SPECIAL.sub(r"\\\1", value)
+
+
+def _bibtex(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+    for paper, marks in papers:
+        fields = [Field("title", "{" + _bib_escape(paper.title or paper.label) + "}")]
+        if paper.authors:
+            fields.append(Field("author", _bib_escape(" and ".join(paper.authors))))
+        if paper.venue:
+            fields.append(Field("howpublished", _bib_escape(paper.venue)))
+        if paper.year:
+            fields.append(Field("year", str(paper.year)))
+        urls = (paper.card.code_urls if paper.card else []) or paper.urls
+        if urls:
+            fields.append(Field("url", urls[0]))
+        if marks["tags"]:
+            fields.append(Field("keywords", _bib_escape(", ".join(marks["tags"]))))
+        if marks["note"]:
+            fields.append(Field("note", _bib_escape(marks["note"])))
+        fields.append(Field("abstract", _bib_escape(paper.clean_text)))
+        library = bibtexparser.Library([Entry("misc", f"paperscope:{paper.paper_id}", fields)])
+        yield bibtexparser.write_string(library).strip() + "\n\n"
+
+
+def _markdown(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+    yield "# Reading list\n\n"
+    for paper, marks in papers:
+        venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
+        line = f"- [ ] {'★ ' if marks['starred'] else ''}**{paper.label}**"
+        if venue:
+            line += f" ({venue})"
+        line += f" `{paper.paper_id}`"
+        if paper.card and paper.card.code_urls:
+            line += f" — code: {paper.card.code_urls[0]}"
+        if marks["tags"]:
+            line += " — " + " ".join(f"#{t}" for t in marks["tags"])
+        yield line + "\n"
+        if marks["note"]:
+            yield f"  - note: {marks['note']}\n"
+
+
+#: Every ``paperscope export --format`` choice and the writer behind it.
+EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Marks]]], Iterator[str]]] = {
+    "jsonl": _jsonl,
+    "csv": _csv,
+    "bibtex": _bibtex,
+    "markdown": _markdown,
+}
+
+
+def export_papers(papers: Iterable[tuple[Paper, Marks]], fmt: str) -> Iterator[str]:
+    """Yield the text of ``papers`` (each with its marks) in format ``fmt``, chunk by chunk.
+
+    Raises:
+        ValueError: ``fmt`` is not one of ``EXPORT_FORMATS``.
+
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of: {', '.join(EXPORT_FORMATS)}")
+    return EXPORT_FORMATS[fmt](papers)

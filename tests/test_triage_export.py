@@ -1,0 +1,82 @@
+"""Reading-list exports: stars/tags filters and each format's exact shape."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import bibtexparser
+import pytest
+from click.testing import CliRunner
+
+from paperscope import Library
+from paperscope.cli import cli
+from paperscope.errors import InputError
+
+
+@pytest.fixture
+def marked(icml_library: Library) -> tuple[Library, list[str]]:
+    ids = [h.paper_id for h in icml_library.search("dataset distillation", limit=3)]
+    icml_library.star(ids[0])
+    icml_library.star(ids[1])
+    icml_library.tag(ids[1], "to-read")
+    icml_library.tag(ids[2], "to-read")
+    icml_library.set_note(ids[1], "R&D: compare 50% budgets")
+    return icml_library, ids
+
+
+def test_jsonl_starred_only(marked) -> None:
+    lib, ids = marked
+    rows = [json.loads(line) for line in "".join(lib.export("jsonl", starred=True)).splitlines()]
+    assert sorted(r["paper_id"] for r in rows) == sorted(ids[:2])
+    assert all(r["marks"]["starred"] for r in rows)
+
+
+def test_csv_tag_filter_and_columns(marked) -> None:
+    lib, ids = marked
+    rows = list(csv.DictReader(io.StringIO("".join(lib.export("csv", tag="to-read")))))
+    assert sorted(r["paper_id"] for r in rows) == sorted(ids[1:])
+    row = next(r for r in rows if r["paper_id"] == ids[1])
+    assert (row["starred"], row["tags"], row["note"]) == ("yes", "to-read", "R&D: compare 50% budgets")
+    assert row["venue"] == "ICML" and row["year"] == "2026"
+
+
+def test_bibtex_parses_back_with_escaped_specials(marked) -> None:
+    lib, ids = marked
+    text = "".join(lib.export("bibtex", starred=True, tag="to-read"))
+    parsed = bibtexparser.parse_string(text)
+    assert [e.key for e in parsed.entries] == [f"paperscope:{ids[1]}"]
+    entry = parsed.entries[0]
+    assert entry["note"] == r"R\&D: compare 50\% budgets"
+    assert entry["year"] == "2026" and entry["keywords"] == "to-read"
+
+
+def test_markdown_checklist(marked) -> None:
+    lib, ids = marked
+    lines = "".join(lib.export("markdown", starred=True)).splitlines()
+    assert lines[0] == "# Reading list"
+    items = [line for line in lines if line.startswith("- [ ] ")]
+    assert len(items) == 2 and all(line.startswith("- [ ] ★ **") for line in items)
+    assert "  - note: R&D: compare 50% budgets" in lines
+
+
+def test_unknown_format_is_an_input_error(icml_library: Library) -> None:
+    with pytest.raises(InputError, match="choose one of"):
+        icml_library.export("pdf")
+
+
+def test_cli_star_tag_note_and_export(tmp_path, icml_dir) -> None:
+    runner = CliRunner()
+    db = ["--db", str(tmp_path / "t.db")]
+    runner.invoke(cli, [*db, "ingest", str(icml_dir)], catch_exceptions=False)
+    hit = json.loads(runner.invoke(cli, [*db, "search", "unlearning", "--json", "--limit", "1"]).stdout)[0]
+    pid = hit["paper_id"]
+    assert runner.invoke(cli, [*db, "star", pid[:8]]).stdout.strip() == f"{pid} starred"
+    assert runner.invoke(cli, [*db, "tags", "add", pid, "survey"]).stdout.strip() == "survey"
+    assert runner.invoke(cli, [*db, "note", pid], input="check appendix\n").stdout.strip() == "check appendix"
+    assert runner.invoke(cli, [*db, "tags", "list"]).stdout.split() == ["1", "survey"]
+    out = tmp_path / "list.md"
+    result = runner.invoke(cli, [*db, "export", "--format", "markdown", "--starred", "--out", str(out)])
+    assert result.exit_code == 0
+    assert f"`{pid}`" in out.read_text(encoding="utf-8") and "#survey" in out.read_text(encoding="utf-8")
