@@ -63,7 +63,7 @@ _LEAD_ADJ = re.compile(
     r"^(?:(?:a|an|the)\s+)?(?:(?:novel|new|simple|first|effective|efficient|general)\s*,?\s+)*"
 )
 _APPOSITION_RE = re.compile(
-    r"^\s*(?:\([^()]{1,40}\))?\s*(?:,\s*(?:which is\s+)?|\s+is\s+)(?:a|an|the)\s+([^;.:]+)"
+    r"^\s*(?:\([^()]{1,40}\))?\s*(?:,\s*(?:which is\s+)?|\s+is\s+)(?:a|an|the)\s+((?:[^;.:]|\.(?=\d))+)"
 )
 _CLAUSE_END_RE = re.compile(
     r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..text import clean_text, fold
 from ._spans import Sentence, is_coined, is_generic, split_sentences
 
-__all__ = ["MethodName", "extract_methods", "find_long_form"]
+__all__ = ["MethodName", "extract_methods", "find_long_form", "primary_method", "defined_short_forms"]
 
 
 @dataclass
@@ -670,3 +670,8 @@ def primary_method(methods: list[MethodName]) -> MethodName | None:
         return (-(m.mentions + max(strength.get(e, 0) for e in m.evidence)), m.start, 0)
 
     return min(methods, key=key)
+
+
+def defined_short_forms(clean: str) -> set[str]:
+    """Return the folded short forms ``clean`` defines in parentheses (``"(MDD)"`` gives ``"mdd"``)."""
+    return {fold(m.group(1).strip()) for m in _PAREN_RE.finditer(clean) if _is_short_form(m.group(1))}
