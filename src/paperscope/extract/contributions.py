@@ -1,0 +1,134 @@
+"""Contribution types: what kind of thing a paper contributes, each with the span that says so.
+
+Types (issue "Paper cards"): method, theory, benchmark, dataset, system, empirical-analysis,
+metric, survey. Each is decided by cue phrases in the clean text (the first matching phrase is
+the evidence span), plus the paper's own names (a name ending in "Bench" is a benchmark).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .methods import MethodName
+
+__all__ = ["CONTRIBUTION_TYPES", "ContributionType", "extract_contribution_types"]
+
+#: The allowed values, in display order.
+CONTRIBUTION_TYPES = (
+    "method",
+    "theory",
+    "benchmark",
+    "dataset",
+    "system",
+    "empirical-analysis",
+    "metric",
+    "survey",
+)
+
+_INTRO = (
+    r"\b(?:we|this\s+(?:paper|work|study)|our\s+work)\s+(?:(?:first|further|also|then|additionally|newly)\s+)?"
+    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer)"
+    r"(?:s|d|ed)?\b"
+)
+# The object of an introduction verb: a short phrase that does not run into a relative clause.
+_OBJECT = r"(?:(?!\b(?:that|which|to|for|on|of|from|with|by|in)\b)[^.;(]){0,60}?"
+_RULES: dict[str, list[str]] = {
+    "benchmark": [
+        rf"{_INTRO}{_OBJECT}\bbenchmark\b(?!s? (?:results|performance))",
+        r"\b[A-Z][\w-]*Bench\b",
+        r"\b(?:a|the)\s+(?:new|novel|first|comprehensive)\s+[\w\s-]{0,40}benchmark\b",
+    ],
+    "dataset": [
+        rf"{_INTRO}{_OBJECT}\b(?:dataset|corpus|data\s+set)\b",
+        r"\bwe\s+(?:also\s+)?(?:construct|collect|curate|release|annotate)\w*\s+(?:a|an|the)?\s*[\w\s,-]{0,50}"
+        r"(?:dataset|corpus)",
+        r"\b(?:a|the)\s+(?:new|novel|large-scale)\s+[\w\s,-]{0,30}(?:dataset|corpus)\b",
+    ],
+    "metric": [
+        rf"{_INTRO}{_OBJECT}\b(?:metrics?|measures?|scores?)\b",
+        r"\b(?:new|novel)\s+(?:evaluation\s+)?(?:metrics?|measures?)\b",
+    ],
+    "system": [
+        rf"{_INTRO}{_OBJECT}\b(?:system|library|toolkit|engine|compiler|kernels?|platform|serving|runtime)\b",
+        r"\bopen-source\s+(?:library|toolkit|system|framework|implementation)\b",
+    ],
+    "survey": [
+        r"\b(?:this|we|our)\s+(?:survey|review)\b",
+        r"\b(?:survey|systematic review|systematization)\s+(?:of|on)\b",
+    ],
+    "theory": [
+        r"\b(?:we\s+)?(?:prove|proves|proven|proof)\b",
+        r"\b(?:our|a|new|main)\s+theorems?\b|\btheorems?\s+\d|(?-i:Theoretically),",
+        r"\btheoretical(?:ly)?\s+(?:analysis|guarantees?|results?|framework|foundation|justification|understanding)\b",
+        r"\b(?:upper|lower|regret|generali[sz]ation|error|approximation)\s+bounds?\b",
+        r"\b(?:convergence\s+(?:rate|guarantee|analysis)|sample\s+complexity|minimax|provabl[ey])\b",
+        r"\b(?:information-theoretic|expressive power|asymptotic\w*)\b",
+    ],
+    "empirical-analysis": [
+        r"\b(?:we|this\s+(?:paper|work|study))\s+(?:systematically\s+|empirically\s+|further\s+)?"
+        r"(?:analy[sz]e|investigate|examine|revisit|audit|quantify|study\s+(?:how|whether|why|when|what))\b",
+        r"\b(?:empirical|experimental|large-scale|systematic|comprehensive)\s+(?:study|analysis|investigation|evaluation)\b",
+        r"\bour\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
+        r"\bwe\s+(?:empirically\s+)?(?:find|uncover)\s+that\b",
+    ],
+    "method": [
+        rf"{_INTRO}{_OBJECT}\b(?:method|framework|algorithm|approach|model|architecture|technique|strategy|mechanism"
+        r"|estimator|optimi[sz]er|scheme|module|loss|pipeline|attack|defen[cs]e|solver|procedure|regulari[sz]er"
+        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool)s?\b",
+        r"\bwe\s+propose\b",
+        r"\bour\s+(?:method|approach|framework|algorithm|model)\b",
+    ],
+}
+_COMPILED = {
+    t: [re.compile(p, re.IGNORECASE if t != "benchmark" else 0) for p in ps] for t, ps in _RULES.items()
+}
+_COMPILED["benchmark"] = [
+    re.compile(p, re.IGNORECASE) if i != 1 else re.compile(p) for i, p in enumerate(_RULES["benchmark"])
+]
+
+
+@dataclass
+class ContributionType:
+    """A contribution type and the span of the phrase that shows it."""
+
+    type: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.type, "start": self.start, "end": self.end}
+
+
+def extract_contribution_types(clean: str, methods: list[MethodName] | None = None) -> list[ContributionType]:
+    """Return the contribution types of an abstract, in ``CONTRIBUTION_TYPES`` order.
+
+    Args:
+        clean: the clean text of an abstract.
+        methods: its own names; a named contribution that is not a benchmark, dataset or metric
+            makes it a method paper.
+
+    Returns:
+        A subset of ``CONTRIBUTION_TYPES`` with evidence spans; ``method`` when nothing else fires
+        and the abstract names something of its own.
+
+    """
+    found: dict[str, ContributionType] = {}
+    for type_, patterns in _COMPILED.items():
+        for pattern in patterns:
+            m = pattern.search(clean)
+            if m:
+                found[type_] = ContributionType(type_, m.start(), m.end())
+                break
+    for method in methods or []:
+        label = f"{method.name} {method.long_form or ''}"
+        heads = " ".join(w.split()[-1] for w in (method.name, method.long_form or "x"))
+        if re.search(r"Bench|Benchmark", label):
+            found.setdefault("benchmark", ContributionType("benchmark", method.start, method.end))
+        elif re.search(r"Dataset|Corpus", heads):
+            found.setdefault("dataset", ContributionType("dataset", method.start, method.end))
+        elif re.search(r"(?:score|metric|measure|gap|error|index|distance|divergence)$", label.strip(), re.I):
+            found.setdefault("metric", ContributionType("metric", method.start, method.end))
+        else:
+            found.setdefault("method", ContributionType("method", method.start, method.end))
+    return [found[t] for t in CONTRIBUTION_TYPES if t in found]

@@ -1,0 +1,204 @@
+"""Datasets and benchmarks an abstract names, as written (``Flickr30k``, ``CIFAR-10``, ``TabArena``).
+
+Three sources, merged in text order:
+
+1. The gazetteer ``data/datasets.txt`` (common ML datasets, written by us). Names that are also
+   ordinary words (``~Replica``, ``~Traffic``) count only next to "dataset/benchmark/corpus",
+   after "on", or in a list with another dataset.
+2. Patterns for names the gazetteer lacks: a capitalised or coined name right before "dataset",
+   "benchmark", "corpus" (``the LongLaMP dataset``), a coined name ending in ``Bench``, and the
+   other items of a list that holds a known dataset (``on CMU-MOSI, CMU-MOSEI, and CH-SIMS``).
+3. The paper's own names that are datasets or benchmarks (``VPD-100K`` defined as "Visual
+   Privacy Dataset", ``Copyright-Bench``).
+
+``CIFAR-10/100`` counts as two datasets (``CIFAR-10`` and ``CIFAR-100``), both spanning the
+written form.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from ..text import fold
+from ._spans import is_coined, is_generic, load_terms
+from .methods import MethodName, defined_short_forms
+
+__all__ = ["DatasetMention", "extract_datasets"]
+
+
+@dataclass
+class DatasetMention:
+    """A dataset or benchmark name and the span of its first mention in the clean text."""
+
+    name: str
+    start: int
+    end: int
+    source: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "start": self.start, "end": self.end, "source": self.source}
+
+
+_SUFFIX = r"(?:-(?:\d+(?:\.\d+)?[KkMmBb]?|[A-Z]\d*|v\d+|[Cc]|LT))?"
+_HEADWORD_RE = re.compile(
+    r"\s*(?:dataset|datasets|data\s+set|benchmark|benchmarks|corpus|corpora|suite)\b", re.I
+)
+_DATASET_WORD_RE = re.compile(r"(?:dataset|benchmark|corpus|bench)", re.I)
+_BEFORE_RE = re.compile(r"(?:\bon|\bin|\bfrom|\busing|\bwith)\s+(?:the\s+)?$", re.I)
+_NAME_TOKEN = r"[A-Z][\w\-.+]*[\w+]|[A-Z]"
+_PATTERN_RE = re.compile(
+    rf"(?<![\w-])((?:{_NAME_TOKEN})(?:\s+(?:{_NAME_TOKEN}))?)\s+(?:dataset|datasets|benchmark|corpus|data\s+set)\b"
+)
+_BENCH_TOKEN_RE = re.compile(r"(?<![\w-])([A-Za-z][\w\-]*Bench(?:mark)?)(?![\w-])")
+_SLASH_RE = re.compile(r"(?<![\w-])([A-Za-z][\w]*-)(\d+)((?:/\d+)+)(?![\w])")
+_LIST_SEP_RE = re.compile(r"^(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|/)")
+_NON_NAMES = {
+    "The",
+    "This",
+    "These",
+    "Our",
+    "We",
+    "Extensive",
+    "Experiments",
+    "Empirical",
+    "Existing",
+    "Standard",
+    "Real-world",
+    "Synthetic",
+    "Several",
+    "Multiple",
+    "Both",
+    "All",
+    "Each",
+    "New",
+    "Large-scale",
+    "Public",
+}
+
+
+@functools.cache
+def _gazetteer() -> tuple[re.Pattern[str], dict[str, bool]]:
+    names: dict[str, bool] = {}
+    for line in load_terms("datasets.txt"):
+        ambiguous = line.startswith("~")
+        names[line.lstrip("~")] = ambiguous
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w-])({alternation}){_SUFFIX}(?![\w]|-\w|\.\d)"), names
+
+
+def _in_context(clean: str, start: int, end: int, known_spans: list[tuple[int, int]]) -> bool:
+    """Return True when an ambiguous name sits where a dataset would: "on X", "X dataset", a list."""
+    if _HEADWORD_RE.match(clean[end:]) or _BEFORE_RE.search(clean[max(0, start - 12) : start]):
+        return True
+    window = clean[max(0, start - 40) : end + 40]
+    return any(abs(s - start) < 40 and (s, e) != (start, end) for s, e in known_spans) and bool(
+        re.search(r"[,/]", window)
+    )
+
+
+def _list_neighbours(clean: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """Return the coined items listed right after a dataset: ``CMU-MOSI, CMU-MOSEI, and CH-SIMS``."""
+    out = []
+    pos = end
+    while True:
+        sep = _LIST_SEP_RE.match(clean[pos:])
+        if not sep:
+            break
+        m = re.match(r"([A-Za-z][\w\-.]*[\w])", clean[pos + sep.end() :])
+        if not m:
+            break
+        token = m.group(1)
+        if not (is_coined(token) or re.match(r"[A-Z][a-z]+\d", token)) or is_generic(token):
+            break
+        s = pos + sep.end()
+        out.append((token, s, s + len(token)))
+        pos = s + len(token)
+    return out
+
+
+def extract_datasets(
+    clean: str, methods: list[MethodName] | None = None, defined: set[str] | None = None
+) -> list[DatasetMention]:
+    """Return the datasets and benchmarks ``clean`` names, in order of first mention.
+
+    Args:
+        clean: the clean text of an abstract.
+        methods: the paper's own names; those that are datasets or benchmarks are included.
+        defined: folded short forms the abstract defines for other things (tasks, methods); a
+            pattern match on one of them ("CMM benchmarks") is not a dataset.
+
+    Returns:
+        One :class:`DatasetMention` per distinct name (case-insensitive).
+
+    """
+    regex, names = _gazetteer()
+    found: dict[str, DatasetMention] = {}
+    own_keys = {fold(m.name) for m in methods or []}
+    defined = (defined_short_forms(clean) if defined is None else defined) - own_keys
+
+    def add(name: str, start: int, end: int, source: str) -> None:
+        key = fold(name)
+        if key not in found or found[key].start > start:
+            found[key] = DatasetMention(name, start, end, source)
+
+    for m in _SLASH_RE.finditer(clean):
+        stem = m.group(1)
+        for number in [m.group(2), *m.group(3).strip("/").split("/")]:
+            add(stem + number, m.start(), m.end(), "gazetteer")
+
+    known_spans: list[tuple[int, int]] = []
+    hits = []
+    for m in regex.finditer(clean):
+        base = m.group(1)
+        hits.append((m.group(0), m.start(), m.end(), names.get(base, False)))
+        if not names.get(base, False):
+            known_spans.append((m.start(), m.end()))
+    slash_spans = [(m.start(), m.end()) for m in _SLASH_RE.finditer(clean)]
+    for name, start, end, ambiguous in hits:
+        if any(s <= start < e for s, e in slash_spans):
+            continue
+        if ambiguous and not _in_context(clean, start, end, known_spans):
+            continue
+        add(name, start, end, "gazetteer")
+        for token, s, e in _list_neighbours(clean, start, end):
+            if fold(token) not in own_keys:
+                add(token, s, e, "list")
+
+    for m in _PATTERN_RE.finditer(clean):
+        name = m.group(1)
+        words = name.split()
+        if words[0] in _NON_NAMES:
+            words = words[1:]
+        if not words:
+            continue
+        name = " ".join(words)
+        start = m.end(1) - len(name)
+        last = words[-1]
+        if is_generic(last) or fold(last) in defined or fold(name) in defined:
+            continue
+        if len(words) == 1 and not (is_coined(last) or re.search(r"\d", last)):
+            # A plain capitalised word is a name only after "the"/"on" ("the Traffic dataset"),
+            # never at a sentence start ("Across datasets …").
+            if not re.search(r"\b(?:the|on)\s+$", clean[max(0, start - 5) : start]):
+                continue
+        if len(words) > 1 and not all(is_coined(w) or w[:1].isupper() for w in words):
+            continue
+        add(name, start, start + len(name), "pattern")
+
+    for m in _BENCH_TOKEN_RE.finditer(clean):
+        if is_coined(m.group(1)) or "-" in m.group(1):
+            add(m.group(1), m.start(1), m.end(1), "pattern")
+
+    for method in methods or []:
+        heads = [method.name.split()[-1], (method.long_form or "x").split()[-1]]
+        after = clean[method.end : method.end + 60]
+        if (
+            any(_DATASET_WORD_RE.fullmatch(h) for h in heads)
+            or re.search(r"(?<=[a-z0-9])-?Bench(?:mark)?\b", method.name)
+            or re.match(r",\s+(?:a|an)\s+(?:[\w-]+,?\s+){0,3}(?:dataset|benchmark|corpus)", after)
+        ):
+            add(method.name, method.start, method.end, "own")
+
+    return sorted(found.values(), key=lambda d: d.start)

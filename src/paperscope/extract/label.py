@@ -1,0 +1,196 @@
+"""Display label: "NAME — what it does" when the paper names its method, else a short phrase.
+
+The lists carry no titles, so the label is what a reader sees in every result list. It is built
+from spans of the clean text only (no generation): the primary method name (see
+:func:`paperscope.extract.methods.primary_method`), then the first of
+
+1. the long form of the name, with "for <task>" when the long form does not already say it
+   ("APM — analytic parameter matching for multi-modal dataset distillation");
+2. the apposition after the name ("KREPES — unified framework to analytically interpret …");
+3. the task the abstract opens with.
+
+Without a name, the object of the first "we propose/introduce/study …" clause, else the opening
+words of the first sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._spans import is_generic, scrub, split_sentences
+from .methods import MethodName, primary_method
+
+__all__ = ["build_label", "opening_task", "MAX_LABEL_CHARS"]
+
+#: Labels are cut at a word boundary to this many characters (one line in a result list).
+MAX_LABEL_CHARS = 110
+_PHRASE_WORDS = 12
+_DASH = " — "
+_DANGLING = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "for",
+    "and",
+    "or",
+    "to",
+    "in",
+    "on",
+    "with",
+    "by",
+    "via",
+    "from",
+    "that",
+    "which",
+    "its",
+    "their",
+    "our",
+    "as",
+    "at",
+    "into",
+    "both",
+    "while",
+    "is",
+    "are",
+    "including",
+    "such",
+    "like",
+    "e.g.",
+    "i.e.",
+}
+_LEAD_ADJ = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:(?:novel|new|simple|first|effective|efficient|general)\s*,?\s+)*"
+)
+_APPOSITION_RE = re.compile(
+    r"^\s*(?:\([^()]{1,40}\))?\s*(?:,\s*(?:which is\s+)?|\s+is\s+)(?:a|an|the)\s+((?:[^;.:]|\.(?=\d))+)"
+)
+_CLAUSE_END_RE = re.compile(
+    r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("
+)
+_PAREN_DEF_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*\(([A-Z][\w\-²³]{1,12})\)")
+_STUDY_RE = re.compile(
+    r"\b(?:we|this\s+(?:paper|work|study))\s+(?:first\s+|further\s+|also\s+)?"
+    r"(?:propose|introduce|present|develop|design|study|investigate|analy[sz]e|formali[sz]e|examine|revisit"
+    r"|characteri[sz]e|derive|build)s?d?\s+(?:(?:and|to)\s+\w+\s+)?([^,;.:]+)",
+    re.IGNORECASE,
+)
+
+
+def _trim(phrase: str, max_words: int = _PHRASE_WORDS) -> str:
+    words = phrase.split()[:max_words]
+    while words and words[-1].lower().strip(",;:") in _DANGLING:
+        words.pop()
+    return " ".join(words).strip(" ,;:—-")
+
+
+def _lower_first(phrase: str) -> str:
+    """Lower-case a sentence-initial capital of a lower-case phrase (``Multi-modal dataset …``).
+
+    Title-Case names (``Contrastive Curriculum for Robust …``) and acronyms are kept as written.
+    """
+    words = phrase.split()
+    first = words[0] if words else ""
+    if any(w[:1].isupper() for w in words[1:]):
+        return phrase
+    if first[:1].isupper() and first[1:2].islower() and not any(ch.isupper() for ch in first[1:]):
+        return first[:1].lower() + phrase[1:]
+    return phrase
+
+
+def opening_task(clean: str) -> str | None:
+    """Return the task the abstract opens with: a term its first two sentences define, if any.
+
+    ``"Multi-modal dataset distillation (MDD) seeks to …"`` gives ``"multi-modal dataset distillation"``.
+    Model classes (a plural short form such as ``LLMs``) are not tasks.
+    """
+    for sentence in split_sentences(clean)[:2]:
+        for m in _PAREN_DEF_RE.finditer(sentence.text):
+            sf = m.group(2)
+            if sf.endswith("s") and sf[:-1].isupper():
+                continue
+            words = m.group(1).split()
+            initials = [w[0].lower() for w in words]
+            letters = [ch.lower() for ch in sf if ch.isalpha()]
+            # Keep the words the short form spells, counted back from the parenthesis.
+            n = min(len(words), max(len(letters), 1))
+            while n < len(words) and initials[-n] != letters[0]:
+                n += 1
+            phrase = " ".join(words[-n:])
+            if phrase and phrase[0].lower() == letters[0] and not is_generic(sf):
+                return _lower_first(phrase)
+    return None
+
+
+def _apposition(clean: str, method: MethodName) -> str | None:
+    """Return the phrase in apposition to the name ("X, a … framework that …"), if any."""
+    for m in re.finditer(r"(?<![\w-])" + re.escape(method.name) + r"(?![\w]|-\w)", clean):
+        found = _APPOSITION_RE.match(clean[m.end() :])
+        if found:
+            text = found.group(1)
+            cut = _CLAUSE_END_RE.search(text)
+            return _trim(_LEAD_ADJ.sub("", text[: cut.start()] if cut else text))
+    return None
+
+
+def _tail_after(clean: str, method: MethodName) -> str | None:
+    """Return the words after the name's first mention ("PerCE loss, which adaptively upweights …")."""
+    text = clean[method.end :]
+    text = re.sub(r"^\)?\s*(?:\([^()]*\))?[\s,]*(?:which|that|is|are)?\s*", "", text)
+    cut = re.search(r"[;.:]\s|\s\(", text)
+    phrase = _trim(text[: cut.start()] if cut else text)
+    return phrase if len(phrase.split()) >= 2 else None
+
+
+_PRONOUN_START = re.compile(r"^(?:this|these|that|those|it|they|such|how|whether|contrary)\b", re.IGNORECASE)
+
+
+def _phrase_without_name(clean: str) -> str:
+    for m in _STUDY_RE.finditer(clean):
+        phrase = _trim(_LEAD_ADJ.sub("", m.group(1)))
+        if len(phrase.split()) >= 2 and not _PRONOUN_START.match(phrase):
+            return phrase
+    task = opening_task(clean)
+    if task:
+        return task
+    first = split_sentences(clean)[0].text if clean else ""
+    return _trim(first.rstrip(".!?"))
+
+
+def _join(name: str, phrase: str | None) -> str:
+    name, phrase = scrub(name), scrub(phrase) if phrase else phrase
+    if not phrase:
+        return name
+    label = f"{name}{_DASH}{phrase}"
+    if len(label) <= MAX_LABEL_CHARS:
+        return label
+    cut = label[:MAX_LABEL_CHARS].rsplit(" ", 1)[0]
+    return _trim(cut, max_words=200)
+
+
+def build_label(clean: str, methods: list[MethodName]) -> str:
+    """Return the display label of an abstract.
+
+    Args:
+        clean: the clean text of the abstract.
+        methods: its method names (from :func:`paperscope.extract.methods.extract_methods`).
+
+    Returns:
+        ``"NAME — phrase"`` when the abstract names its method, else a phrase of at most
+        ``_PHRASE_WORDS`` words; never longer than ``MAX_LABEL_CHARS`` characters, never empty for
+        a non-empty text.
+
+    """
+    primary = primary_method(methods)
+    if primary is None:
+        phrase = _phrase_without_name(clean)
+        return _join(phrase[:1].upper() + phrase[1:], None)[:MAX_LABEL_CHARS] if phrase else clean[:60]
+    task = opening_task(clean)
+    long_form = primary.long_form
+    if long_form and long_form.lower() != primary.name.lower():
+        phrase = _lower_first(long_form)
+        if task and task.lower() not in phrase.lower() and " for " not in phrase:
+            phrase = f"{phrase} for {task}"
+        return _join(primary.name, phrase)
+    phrase = _apposition(clean, primary) or task or _tail_after(clean, primary)
+    return _join(primary.name, phrase)

@@ -1,0 +1,249 @@
+"""Tasks: one to three short phrases naming the problem a paper works on, each with its span.
+
+Sources, in order of trust:
+
+1. a term the opening sentences define (``"Multi-modal dataset distillation (MDD) seeks to …"``);
+2. the purpose of the paper's own contribution (``"a framework for perceptual-level image
+   understanding"``, ``"for multi-modal dataset distillation"``);
+3. the subject of the opening sentence when it reads as a task (``"Graph coarsening reduces …"``);
+4. "the problem/task of X" and "X tasks" phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ._spans import split_sentences
+from .methods import MethodName
+
+__all__ = ["Task", "extract_tasks", "MAX_TASKS"]
+
+#: At most this many task phrases per paper.
+MAX_TASKS = 3
+_MAX_WORDS = 6
+_DEF_RE = re.compile(r"((?:[A-Za-z][\w\-]*\s+){0,6}[A-Za-z][\w\-]*)\s*\(([A-Z][\w\-]{1,10})\)")
+_PURPOSE_RE = re.compile(
+    r"\b(?:framework|method|approach|model|algorithm|system|benchmark|pipeline|technique|strategy|toolkit)"
+    r"\s+(?:designed\s+|tailored\s+|specifically\s+)?for\s+((?:[\w\-]+\s+){0,5}[\w\-]+)",
+    re.IGNORECASE,
+)
+_SUBJECT_RE = re.compile(
+    r"^((?:[A-Za-z][\w\-]*\s+){0,4}[A-Za-z][\w\-]*)\s+(?:\([^()]*\)\s+)?"
+    r"(?:aims|seeks|is|are|has|have|remains|reduces|provides|enables|offers|plays|requires|studies|involves)\b"
+)
+_PROBLEM_RE = re.compile(r"\b(?:the\s+)?(?:problem|task)\s+of\s+((?:[\w\-]+\s+){0,4}[\w\-]+)", re.IGNORECASE)
+_TASKS_RE = re.compile(
+    r"\b(?:on|in|for|such\s+as|including|like)\s+((?:[A-Za-z][\w\-]*\s+){0,3}[A-Za-z][\w\-]*)\s+(?:tasks|problems)\b"
+)
+_MODEL_HEAD_RE = re.compile(r"(?:models?|networks?|transformers?|agents?|LLMs?)$", re.IGNORECASE)
+_STOP_WORDS = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "and",
+    "or",
+    "to",
+    "for",
+    "with",
+    "by",
+    "from",
+    "that",
+    "which",
+    "while",
+    "as",
+    "its",
+    "their",
+    "our",
+    "this",
+    "these",
+    "via",
+    "under",
+    "without",
+    "across",
+    "both",
+    "such",
+    "is",
+    "are",
+    "can",
+    "using",
+    "through",
+    "where",
+    "when",
+    "at",
+    "into",
+}
+_NOT_TASKS = {
+    "recent",
+    "existing",
+    "modern",
+    "current",
+    "standard",
+    "many",
+    "most",
+    "deep",
+    "large",
+    "prior",
+    "despite",
+    "although",
+    "while",
+    "however",
+    "in",
+    "we",
+    "this",
+    "it",
+    "these",
+    "there",
+    "with",
+    "when",
+    "recently",
+    "as",
+    "to",
+    "the",
+    "a",
+    "an",
+    "our",
+    "such",
+    "each",
+    "both",
+    "various",
+    "diverse",
+}
+# -ing words that belong to task names ("question answering", "image editing").
+_TASK_ING = {
+    "learning",
+    "answering",
+    "editing",
+    "modeling",
+    "modelling",
+    "reasoning",
+    "planning",
+    "tracking",
+    "captioning",
+    "grounding",
+    "retrieval",
+    "forecasting",
+    "sampling",
+    "pruning",
+    "clustering",
+    "ranking",
+    "merging",
+    "parsing",
+    "tagging",
+    "matching",
+    "coding",
+    "decoding",
+    "training",
+    "fine-tuning",
+}
+_GENERIC_HEADS = {
+    "models",
+    "model",
+    "methods",
+    "method",
+    "networks",
+    "network",
+    "approaches",
+    "data",
+    "llms",
+    "work",
+}
+
+
+@dataclass
+class Task:
+    """A task phrase and its span in the clean text."""
+
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"text": self.text, "start": self.start, "end": self.end}
+
+
+def _trim(words: list[str]) -> list[str]:
+    while words and words[-1].lower() in _STOP_WORDS:
+        words.pop()
+    cut = next(
+        (i for i, w in enumerate(words) if w.lower() in {"that", "which", "while", "where", "when", "by"}),
+        None,
+    )
+    return words[:cut] if cut is not None else words
+
+
+def _lower(phrase: str) -> str:
+    return " ".join(
+        w if any(ch.isupper() for ch in w[1:]) or w.isupper() else w.lower() for w in phrase.split()
+    )
+
+
+def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[Task]:
+    """Return up to ``MAX_TASKS`` task phrases of ``clean`` (lower-cased except acronyms), best first.
+
+    Args:
+        clean: the clean text of an abstract.
+        methods: the paper's own names; they are never reported as tasks.
+
+    Returns:
+        A list of :class:`Task`, without duplicates or phrases contained in another.
+
+    """
+    own = {m.name.lower() for m in methods or []} | {(m.long_form or "").lower() for m in methods or []}
+    candidates: list[tuple[str, int]] = []
+    sentences = split_sentences(clean)
+
+    for sentence in sentences[:2]:
+        for m in _DEF_RE.finditer(sentence.text):
+            sf = m.group(2)
+            if sf.endswith("s") and sf[:-1].isupper():
+                continue  # "LLMs": a class of models, not a task
+            words = m.group(1).split()
+            letters = [ch.lower() for ch in sf if ch.isalpha()]
+            n = min(len(words), max(len(letters), 1))
+            while n < len(words) and words[-n][0].lower() != letters[0]:
+                n += 1
+            phrase_words = words[-n:]
+            if (
+                phrase_words
+                and phrase_words[0][0].lower() == letters[0]
+                and not _MODEL_HEAD_RE.search(phrase_words[-1])
+            ):
+                phrase = " ".join(phrase_words)
+                candidates.append((phrase, sentence.start + m.start(1) + m.group(1).rfind(phrase)))
+
+    for m in _PURPOSE_RE.finditer(clean):
+        words = _trim(m.group(1).split()[:_MAX_WORDS])
+        if words and words[0].lower() not in _NOT_TASKS:
+            candidates.append((" ".join(words), m.start(1)))
+
+    if sentences:
+        m = _SUBJECT_RE.match(sentences[0].text)
+        if m:
+            words = m.group(1).split()
+            if words[0].lower() not in _NOT_TASKS and words[-1].lower() not in _GENERIC_HEADS:
+                candidates.append((m.group(1), sentences[0].start))
+
+    for regex in (_PROBLEM_RE, _TASKS_RE):
+        for m in regex.finditer(clean):
+            words = _trim(m.group(1).split()[:_MAX_WORDS])
+            if words and words[0].lower() not in _NOT_TASKS and (len(words) >= 2 or regex is _TASKS_RE):
+                if any(w.endswith("ing") and w.lower() not in _TASK_ING for w in words[:-1]):
+                    continue
+                candidates.append((" ".join(words), m.start(1)))
+
+    tasks: list[Task] = []
+    for phrase, start in candidates:
+        text = _lower(phrase.strip(" ,;:"))
+        if len(text) < 4 or text.lower() in own or any(w.lower() in own for w in text.split()):
+            continue
+        key = text.lower()
+        if any(key in t.text.lower() or t.text.lower() in key for t in tasks):
+            continue
+        tasks.append(Task(text, start, start + len(phrase)))
+        if len(tasks) == MAX_TASKS:
+            break
+    return tasks
