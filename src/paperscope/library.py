@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .config import default_db_path
 from .errors import InputError
 from .extract import build_card
 from .index.bm25 import match_expression
+from .index.dense import DenseIndex, ensure_vectors
+from .index.embed import Embedder, get_embedder
 from .ingest import ingest_paths
 from .models import Hit, IngestReport, Paper
-from .store import Store, marks, papers
+from .store import Store, marks, papers, vectors
 from .store.lexical import search_fts
 
 __all__ = ["Library", "MAX_LIMIT"]
@@ -26,14 +31,18 @@ class Library:
 
     Args:
         path: the database file; None means ``$PAPERSCOPE_DB`` or ``$PAPERSCOPE_HOME/library.db``.
+        embedder: an embedder name from ``paperscope.index.embed.EMBEDDERS`` or an Embedder;
+            None means ``$PAPERSCOPE_EMBEDDER``, else ``"minilm"``. Loaded on first use.
 
     Raises:
         StoreError: the database cannot be opened or migrated.
     """
 
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, embedder: str | Embedder | None = None):
         self.path = Path(path) if path is not None and str(path) != ":memory:" else path
         self.store = Store(path if path is not None else default_db_path())
+        self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
+        self._dense: DenseIndex | None = None
 
     def close(self) -> None:
         """Close the database."""
@@ -112,6 +121,43 @@ class Library:
                 )
             )
         return hits
+
+    # -- embeddings -----------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The active embedder (loaded on first use).
+
+        Raises:
+            InputError: the configured embedder name is unknown.
+            ModelUnavailable: its model or runtime is not installed.
+        """
+        if isinstance(self._embedder_choice, str):
+            self._embedder_choice = get_embedder(self._embedder_choice)
+        return self._embedder_choice
+
+    def dense_index(self, progress: bool = False) -> DenseIndex:
+        """Return the dense index of the active embedder, embedding papers that lack a vector first."""
+        embedder = self.embedder
+        ensure_vectors(self.store, embedder, progress=progress)
+        index = self._dense
+        if index is None or index.fingerprint != vectors.vectors_fingerprint(
+            self.store.conn, embedder.model_id
+        ):
+            index = self._dense = DenseIndex.load(self.store, embedder.model_id)
+        return index
+
+    def embeddings(self, progress: bool = False) -> tuple[list[str], np.ndarray]:
+        """Return ``(paper_ids, matrix)``: every paper's vector from the active embedder.
+
+        Vectors are computed once per (content hash, model) and stored in the library, so a
+        second call (or a call after re-ingesting the same files) embeds nothing.
+
+        Returns:
+            paper_ids in the order papers were added, and a float32 matrix of shape
+            (n_papers, dim) whose rows are L2-normalised (the embedder's ``dim``, 384 for MiniLM).
+        """
+        index = self.dense_index(progress=progress)
+        return list(index.paper_ids), index.matrix
 
     # -- marks ----------------------------------------------------------------------------
     def star(self, paper_id: str, starred: bool = True) -> None:
