@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -30,6 +31,8 @@ __all__ = [
     "register_embedder",
     "FakeEmbedder",
     "normalise_rows",
+    "embedder_languages",
+    "is_mostly_non_latin",
 ]
 
 #: The embedder used when none is named: all-MiniLM-L6-v2 through onnxruntime.
@@ -67,6 +70,21 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
+
+
+def is_mostly_non_latin(text: str, sample: int = 400) -> bool:
+    """Return True when most letters in the first ``sample`` characters are not Latin script.
+
+    Chinese, Cyrillic, Arabic or Greek abstracts are mostly unknown wordpieces to an
+    English-only model (case 17 of CASES.md).
+    """
+    letters = [ch for ch in text[:sample] if ch.isalpha()]
+    if not letters:
+        return False
+    non_latin = sum(
+        1 for ch in letters if ord(ch) > 0x024F and not unicodedata.name(ch, "").startswith("LATIN")
+    )
+    return non_latin * 2 > len(letters)
 
 
 class FakeEmbedder:
@@ -144,7 +162,15 @@ EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "fake": FakeEmbedder,
 }
 
+#: Languages of the registered models, known without loading them (``"en"`` or ``"multi"``).
+LANGUAGES: dict[str, str] = {"minilm": "en", "minilm-fp32": "en", "fake": "en"}
+
 _CACHE: dict[str, Embedder] = {}
+
+
+def embedder_languages(name: str) -> str:
+    """Return ``"en"`` or ``"multi"`` for a registered embedder, loading it only if not listed."""
+    return LANGUAGES.get(name) or get_embedder(name).languages
 
 
 def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
