@@ -12,10 +12,21 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder per test session, so the int8 model is quantised once, not per test."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point PAPERSCOPE_HOME at a temp folder so no test touches the user's library."""
+def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
+    """Isolate each test: its own PAPERSCOPE_HOME, a shared model cache, the fake embedder.
+
+    Tests that measure the real model pass ``embedder="minilm"`` and are marked ``model``.
+    """
     monkeypatch.setenv("PAPERSCOPE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PAPERSCOPE_CACHE", str(model_cache))
+    monkeypatch.setenv("PAPERSCOPE_EMBEDDER", "fake")
     monkeypatch.delenv("PAPERSCOPE_DB", raising=False)
 
 

@@ -101,24 +101,70 @@ def _print_hits(hits: list[Hit]) -> None:
     for hit in hits:
         where = f"{hit.sources[0].path}:{hit.sources[0].line}" if hit.sources else ""
         click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
-        click.echo(f"     {where}")
+        legs = "  ".join(f"{leg} #{int(v['rank'])} ({v['score']:.3f})" for leg, v in hit.legs.items())
+        click.echo(f"     {where}  {legs}".rstrip())
+        if hit.terms:
+            click.echo(f"     shared: {', '.join(hit.terms)}")
 
 
 @cli.command()
 @click.argument("query")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Number of hits.")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "dense"]), default="hybrid", show_default=True)
+@click.option("--venue", default=None, help="Only this venue (e.g. ICML).")
+@click.option("--year", default=None, type=int, help="Only this year.")
+@click.option("--decision", default=None, help="Only decisions containing this text (e.g. oral).")
+@click.option("--area", "source_area", default=None, help="Only source areas containing this text.")
+@click.option("--has-code/--no-code", "has_code", default=None, help="Only papers with (without) code links.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
-def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
-    """Search the library.
+def search(
+    ctx: click.Context,
+    query: str,
+    limit: int,
+    mode: str,
+    venue: str | None,
+    year: int | None,
+    decision: str | None,
+    source_area: str | None,
+    has_code: bool | None,
+    as_json: bool,
+) -> None:
+    """Search the library (BM25 and embeddings fused; Chinese queries work too).
 
-    Example: paperscope search "dataset distillation" --limit 5
+    Example: paperscope search "dataset distillation" --limit 5 --mode hybrid --has-code
     """
-    hits = _library(ctx).search(query, limit=limit)
+    hits = _library(ctx).search(
+        query,
+        limit=limit,
+        mode=mode,
+        venue=venue,
+        year=year,
+        decision=decision,
+        source_area=source_area,
+        has_code=has_code,
+    )
     if as_json:
         _emit_json([h.to_dict() for h in hits])
     else:
         _print_hits(hits)
+
+
+@cli.command()
+@click.argument("paper_id")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
+@click.pass_context
+def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> None:
+    """List the papers most similar to one paper, with the words they share.
+
+    Example: paperscope related 3f2a9c --limit 5
+    """
+    hits = _library(ctx).related(paper_id, limit=limit)
+    if as_json:
+        _emit_json([h.to_dict() for h in hits])
+        return
+    _print_hits(hits)
 
 
 def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["home_dir", "default_db_path", "EXAMPLES_DIR"]
+__all__ = ["home_dir", "cache_dir", "default_db_path", "EXAMPLES_DIR"]
 
 #: The five ICML 2026 lists shipped with the repository (used by ``paperscope demo``).
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "icml2026"
@@ -29,3 +29,15 @@ def default_db_path() -> Path:
     if env:
         return Path(env).expanduser()
     return home_dir() / "library.db"
+
+
+def cache_dir() -> Path:
+    """Return the folder for derived files that can be rebuilt (the int8 model, for one).
+
+    ``$PAPERSCOPE_CACHE``, else ``$XDG_CACHE_HOME/paperscope`` (``~/.cache/paperscope``).
+    """
+    env = os.environ.get("PAPERSCOPE_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg).expanduser() / "paperscope"

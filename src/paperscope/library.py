@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .config import default_db_path
 from .errors import InputError
 from .extract import build_card
-from .index.bm25 import match_expression
+from .index.dense import DenseIndex, ensure_vectors
+from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
+from .index.fusion import DEFAULT_FUSION, Fusion
+from .index.related import related_papers
+from .index.search import MODES, search_papers
 from .ingest import ingest_paths
 from .models import Hit, IngestReport, Paper
-from .store import Store, marks, papers
-from .store.lexical import search_fts
+from .store import Store, marks, papers, vectors
+from .store.retrieval import filtered_paper_ids
 from .triage import export_papers
 
 __all__ = ["Library", "MAX_LIMIT"]
@@ -27,15 +34,19 @@ class Library:
 
     Args:
         path: the database file; None means ``$PAPERSCOPE_DB`` or ``$PAPERSCOPE_HOME/library.db``.
+        embedder: an embedder name from ``paperscope.index.embed.EMBEDDERS`` or an Embedder;
+            None means ``$PAPERSCOPE_EMBEDDER``, else ``"minilm"``. Loaded on first use.
 
     Raises:
         StoreError: the database cannot be opened or migrated.
 
     """
 
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, embedder: str | Embedder | None = None):
         self.path = Path(path) if path is not None and str(path) != ":memory:" else path
         self.store = Store(path if path is not None else default_db_path())
+        self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
+        self._dense: DenseIndex | None = None
 
     def close(self) -> None:
         """Close the database."""
@@ -52,7 +63,26 @@ class Library:
         self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False
     ) -> IngestReport:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`."""
-        return ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
+        before = self.store.conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
+        report = ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
+        self._warn_language_mismatch(report, before)
+        return report
+
+    def _warn_language_mismatch(self, report: IngestReport, after_rowid: int) -> None:
+        """Warn when new abstracts are mostly non-Latin script and the embedder is English-only (case 17)."""
+        choice = self._embedder_choice
+        name = choice if isinstance(choice, str) else None
+        languages = embedder_languages(name) if name else choice.languages  # type: ignore[union-attr]
+        if languages != "en" or not report.new:
+            return
+        rows = self.store.conn.execute("SELECT clean_text FROM papers WHERE rowid > ?", (after_rowid,))
+        count = sum(1 for (text,) in rows if is_mostly_non_latin(text))
+        if count:
+            model = name or choice.model_id  # type: ignore[union-attr]
+            report.warnings.append(
+                f"{count} abstract(s) are mostly in a non-Latin script, but the embedding model {model!r} is"
+                " English-only: dense search and related papers will be weak for them (keyword search still works)"
+            )
 
     # -- read -----------------------------------------------------------------------------
     def get(self, paper_id: str) -> Paper:
@@ -89,35 +119,139 @@ class Library:
         }
 
     # -- search ---------------------------------------------------------------------------
-    def search(self, query: str, limit: int = 10) -> list[Hit]:
-        """Return the best ``limit`` papers for ``query``, ranked by BM25.
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        mode: str = "hybrid",
+        venue: str | None = None,
+        year: int | None = None,
+        decision: str | None = None,
+        source_area: str | None = None,
+        has_code: bool | None = None,
+        fusion: Fusion = DEFAULT_FUSION,
+    ) -> list[Hit]:
+        """Return the best ``limit`` papers for ``query``.
+
+        Args:
+            query: words, a phrase, or a Chinese/mixed query (glossed into English).
+            limit: 1..MAX_LIMIT hits.
+            mode: ``"hybrid"`` (BM25 and dense, fused), ``"bm25"`` or ``"dense"``.
+            venue: keep papers of this venue (filters apply before ranking, see
+                :func:`paperscope.store.retrieval.filtered_paper_ids`).
+            year: keep papers of this year.
+            decision: keep papers with this decision/status (e.g. ``Oral``).
+            source_area: keep papers whose source gave this area label.
+            has_code: keep papers with (True) or without (False) a code URL.
+            fusion: how hybrid mode combines its legs (default: tuned on training queries).
+
+        Returns:
+            Hits best first; ``Hit.legs`` gives each leg's rank and raw score (BM25 score,
+            cosine), so a reader can see why a paper matched.
 
         Raises:
-            InputError: ``query`` is empty or whitespace, or ``limit`` is not in 1..MAX_LIMIT.
-
+            InputError: ``query`` is empty or whitespace, ``limit`` is not in 1..MAX_LIMIT,
+                or ``mode`` is unknown.
+            ModelUnavailable: dense or hybrid mode, and the embedding model is not installed.
         """
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
         if not query or not query.strip():
             raise InputError("empty query: type some words to search for")
-        expression = match_expression(query)
-        if expression is None:
-            return []
-        ranked = search_fts(self.store.conn, expression, limit)
+        if mode not in MODES:
+            raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
+        allowed = filtered_paper_ids(self.store.conn, venue, year, decision, source_area, has_code)
+        ranked = search_papers(
+            self.store,
+            query,
+            limit,
+            mode=mode,
+            allowed=allowed,
+            embedder=self.embedder if mode != "bm25" else None,
+            dense_index=self.dense_index,
+            fusion=fusion,
+        )
         hits = []
-        for rank, (paper_id, score) in enumerate(ranked, start=1):
-            paper = papers.get_paper(self.store.conn, paper_id)
+        for item in ranked:
+            paper = papers.get_paper(self.store.conn, item.paper_id)
             hits.append(
                 Hit(
-                    paper_id=paper_id,
-                    score=score,
-                    rank=rank,
+                    paper_id=item.paper_id,
+                    score=item.score,
+                    rank=item.rank,
                     label=paper.label,
                     sources=paper.sources,
-                    legs={"bm25": {"rank": rank, "score": score}},
+                    legs=item.legs,
                 )
             )
         return hits
+
+    def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
+        """Return the ``limit`` papers nearest to ``paper_id`` by embedding cosine.
+
+        The paper itself and its near-duplicates (same folded title, or cosine >= 0.98: the
+        same abstract lightly edited) are never returned. ``Hit.terms`` lists the rarest words
+        the two papers share, to explain each neighbour.
+
+        Raises:
+            NotFound: no paper matches ``paper_id``.
+            InputError: the id is malformed or ambiguous, or ``limit`` is not in 1..MAX_LIMIT.
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+        paper = self.get(paper_id)
+        neighbours = related_papers(self.store, self.dense_index(), paper, limit)
+        hits = []
+        for rank, (other, score, terms) in enumerate(neighbours, start=1):
+            hits.append(
+                Hit(
+                    paper_id=other.paper_id,
+                    score=score,
+                    rank=rank,
+                    label=other.label,
+                    sources=other.sources,
+                    legs={"dense": {"rank": rank, "score": score}},
+                    terms=terms,
+                )
+            )
+        return hits
+
+    # -- embeddings -----------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The active embedder (loaded on first use).
+
+        Raises:
+            InputError: the configured embedder name is unknown.
+            ModelUnavailable: its model or runtime is not installed.
+        """
+        if isinstance(self._embedder_choice, str):
+            self._embedder_choice = get_embedder(self._embedder_choice)
+        return self._embedder_choice
+
+    def dense_index(self, progress: bool = False) -> DenseIndex:
+        """Return the dense index of the active embedder, embedding papers that lack a vector first."""
+        embedder = self.embedder
+        ensure_vectors(self.store, embedder, progress=progress)
+        index = self._dense
+        if index is None or index.fingerprint != vectors.vectors_fingerprint(
+            self.store.conn, embedder.model_id
+        ):
+            index = self._dense = DenseIndex.load(self.store, embedder.model_id)
+        return index
+
+    def embeddings(self, progress: bool = False) -> tuple[list[str], np.ndarray]:
+        """Return ``(paper_ids, matrix)``: every paper's vector from the active embedder.
+
+        Vectors are computed once per (content hash, model) and stored in the library, so a
+        second call (or a call after re-ingesting the same files) embeds nothing.
+
+        Returns:
+            paper_ids in the order papers were added, and a float32 matrix of shape
+            (n_papers, dim) whose rows are L2-normalised (the embedder's ``dim``, 384 for MiniLM).
+        """
+        index = self.dense_index(progress=progress)
+        return list(index.paper_ids), index.matrix
 
     # -- marks ----------------------------------------------------------------------------
     def star(self, paper_id: str, starred: bool = True) -> None:

@@ -126,6 +126,7 @@ class Hit:
     sources: list[Source] = field(default_factory=list)
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
     snippet: str = ""
+    terms: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +137,7 @@ class Hit:
             "sources": [s.to_dict() for s in self.sources],
             "legs": self.legs,
             "snippet": self.snippet,
+            "terms": self.terms,
         }
 
 

@@ -36,8 +36,8 @@ def _library(tmp_path: Path, body: str) -> tuple[Library, list[str]]:
     return lib, ids
 
 
-def _top(lib: Library, query: str) -> list[str]:
-    return [h.paper_id for h in lib.search(query, limit=10)]
+def _top(lib: Library, query: str, mode: str = "bm25") -> list[str]:
+    return [h.paper_id for h in lib.search(query, limit=10, mode=mode)]
 
 
 def test_case1_query_syntax_never_breaks(tmp_path: Path) -> None:
@@ -64,6 +64,11 @@ def test_case1_query_syntax_never_breaks(tmp_path: Path) -> None:
     for query in ["", "   "]:
         with pytest.raises(InputError, match="empty query"):
             lib.search(query)
+    # Hybrid (the default) keeps APM first and returns nothing for junk, not dense noise.
+    assert _top(lib, "CIFAR-10", mode="hybrid")[0] == apm
+    assert _top(lib, "state-of-the-art", mode="hybrid")[0] == apm
+    assert _top(lib, "zqxjv", mode="hybrid") == []
+    assert _top(lib, "the of and", mode="hybrid") == []
 
 
 def test_case2_chinese_subwords_found_lexically(tmp_path: Path) -> None:
@@ -82,7 +87,7 @@ def test_case3_wildcards_and_injection_are_plain_text(tmp_path: Path) -> None:
         assert _top(lib, query) == [], query
     for limit in ["abc", -1, 0, 10_001, True]:
         with pytest.raises(InputError, match="limit"):
-            lib.search("pruning", limit=limit)  # type: ignore[arg-type]
+            lib.search("pruning", limit=limit, mode="bm25")  # type: ignore[arg-type]
     assert lib.stats()["papers"] == 2
 
 
@@ -108,10 +113,11 @@ def test_case11b_blank_records_skipped_and_search_is_empty(tmp_path: Path) -> No
         (5, "empty abstract (no letter or digit)"),
     ]
     assert lib.search("attention") == []
+    assert lib.search("attention", mode="bm25") == []
 
 
 def test_search_hits_carry_ids_scores_labels_and_sources(icml_library: Library, icml_dir: Path) -> None:
-    hits = icml_library.search("dataset distillation", limit=3)
+    hits = icml_library.search("dataset distillation", limit=3, mode="bm25")
     assert [h.rank for h in hits] == [1, 2, 3]
     assert hits[0].score >= hits[1].score >= hits[2].score > 0
     top = icml_library.get(hits[0].paper_id)

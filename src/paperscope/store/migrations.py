@@ -57,4 +57,16 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
     );
     """,
+    """
+    CREATE TABLE embeddings (
+        paper_id     TEXT NOT NULL REFERENCES papers (paper_id),
+        model_id     TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        dim          INTEGER NOT NULL,
+        vector       BLOB NOT NULL,
+        n_chunks     INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (paper_id, model_id)
+    );
+    CREATE INDEX embeddings_model ON embeddings (model_id, content_hash);
+    """,
 ]

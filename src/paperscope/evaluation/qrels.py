@@ -1,0 +1,153 @@
+"""Readers for the retrieval test sets: BEIR qrels and queries, SciFact, ICLR 2026 CSVs, ICML dev queries."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = [
+    "read_qrels_tsv",
+    "read_beir_queries",
+    "split_sentence_array",
+    "read_scifact_corpus",
+    "IclrPaper",
+    "read_iclr_papers",
+    "is_training_item",
+    "read_dev_queries",
+]
+
+# One quoted item of a printed numpy string array: '...' or "..." with backslash escapes.
+_ITEM_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", re.DOTALL)
+
+
+def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
+    """Return query id → {document id: grade} from a BEIR qrels file (header line, tab-separated).
+
+    Raises:
+        InputError: a line does not have three fields or its grade is not an integer (file:line).
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.rstrip("\r\n").split("\t")
+            if number == 1 and fields[0] == "query-id":
+                continue
+            if fields == [""]:
+                continue
+            if len(fields) != 3 or not fields[2].lstrip("-").isdigit():
+                raise InputError("expected query-id, corpus-id, integer score", str(path), number)
+            qrels.setdefault(fields[0], {})[fields[1]] = int(fields[2])
+    return qrels
+
+
+def read_beir_queries(path: Path) -> dict[str, str]:
+    """Return query id → text from a BEIR ``queries.jsonl``.
+
+    Raises:
+        InputError: a line is not a JSON object with ``_id`` and ``text`` (file:line).
+    """
+    queries: dict[str, str] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                queries[str(row["_id"])] = str(row["text"])
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputError(f"not a BEIR query ({exc})", str(path), number) from None
+    return queries
+
+
+def split_sentence_array(printed: str) -> list[str]:
+    r"""Return the items of a printed numpy array of strings (``"['A.'\\n 'B.']"`` → ``["A.", "B."]``).
+
+    numpy prints no commas between items, so ``ast.literal_eval`` of the whole would glue the
+    sentences together; each quoted item is read on its own instead.
+    """
+    return [ast.literal_eval(item) for item in _ITEM_RE.findall(printed)]
+
+
+def read_scifact_corpus(path: Path) -> list[tuple[str, str, str]]:
+    """Return ``(doc_id, title, text)`` per SciFact document, text = its sentences joined by spaces.
+
+    Raises:
+        InputError: the CSV lacks the doc_id/title/abstract columns.
+    """
+    docs = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if not {"doc_id", "title", "abstract"} <= set(reader.fieldnames or []):
+            raise InputError("expected columns doc_id, title, abstract", str(path), 1)
+        for row in reader:
+            docs.append((row["doc_id"], row["title"], " ".join(split_sentence_array(row["abstract"]))))
+    return docs
+
+
+@dataclass(frozen=True)
+class IclrPaper:
+    """One ICLR 2026 paper from the primary-area CSVs."""
+
+    paper_key: str
+    title: str
+    abstract: str
+    keywords: str
+    primary_area: str
+    decision: str
+
+
+def read_iclr_papers(folder: Path) -> list[IclrPaper]:
+    """Return the papers of every ``primary_area__*.csv`` in ``folder``, unique by OpenReview URL."""
+    papers: dict[str, IclrPaper] = {}
+    for path in sorted(folder.glob("primary_area__*.csv")):
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            for row in csv.DictReader(handle):
+                key = row["openreview_url"].strip()
+                if key and key not in papers and row["abstract"].strip():
+                    papers[key] = IclrPaper(
+                        paper_key=key,
+                        title=row["title"].strip(),
+                        abstract=row["abstract"].strip(),
+                        keywords=row.get("keywords", "").strip(),
+                        primary_area=row.get("primary_area", "").strip(),
+                        decision=row.get("venue", "").strip(),
+                    )
+    return list(papers.values())
+
+
+def is_training_item(key: str, share: float = 0.25) -> bool:
+    """Return True for the fixed ``share`` of items used to tune (by SHA-1 of ``key``); the rest are test."""
+    return int(hashlib.sha1(key.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+def read_dev_queries(path: Path) -> list[dict]:
+    """Return the dev queries: dicts with ``qid``, ``lang``, ``query``, ``relevant`` [(file, index, grade)].
+
+    Raises:
+        InputError: a line is not valid JSON or lacks a field (file:line).
+    """
+    out = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                out.append(
+                    {
+                        "qid": row["qid"],
+                        "lang": row["lang"],
+                        "query": row["query"],
+                        "relevant": [(r["file"], int(r["index"]), int(r["grade"])) for r in row["relevant"]],
+                    }
+                )
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise InputError(f"not a dev query ({exc})", str(path), number) from None
+    return out

@@ -1,0 +1,406 @@
+"""The retrieval benchmark behind ``paperscope eval``: bm25, dense and hybrid side by side.
+
+Tasks (data in ``../shared/data``, see its SOURCES.md):
+
+- ``scifact``: BEIR SciFact, 5,183 abstracts (title + text), the 300 test queries of
+  ``qrels/test.tsv``. Published anchors: BM25 nDCG@10 0.665 (Thakur et al., 2021),
+  all-MiniLM-L6-v2 about 0.645 (MTEB).
+- ``iclr-title``: ICLR 2026, 4,302 abstracts indexed without their titles; each test title
+  must find its own abstract.
+- ``iclr-keywords``: the same library; each paper's author keywords must find the paper.
+- ``icml-dev-en`` / ``icml-dev-zh``: the hand-labelled dev queries over the 95 ICML 2026
+  abstracts (graded 2/1), English and Chinese reported apart.
+
+Each corpus is loaded into its own library under ``workdir`` through the product's own store,
+embedding and search code, so the figures measure what users run. Libraries are kept, so a
+rerun embeds nothing. ICLR items are split by a fixed hash (:func:`is_training_item`): a
+quarter of the titles/keywords are training queries, the rest are the test queries reported;
+SciFact's train qrels are its training queries. Fusion weights are tuned on training queries
+only (:func:`tune_fusion`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..config import home_dir
+from ..errors import InputError
+from ..index.fusion import DEFAULT_FUSION, Fusion
+from ..index.search import collect_legs, fuse_legs
+from ..ingest.pipeline import content_hash_for, record_to_paper
+from ..ingest.text_list import read_text_list
+from ..library import Library
+from ..models import Paper, Record, Source
+from ..store import papers as stored_papers
+from .metrics import METRICS, evaluate_run
+from .qrels import (
+    is_training_item,
+    read_beir_queries,
+    read_dev_queries,
+    read_iclr_papers,
+    read_qrels_tsv,
+    read_scifact_corpus,
+)
+
+__all__ = [
+    "TASKS",
+    "EVAL_MODES",
+    "EvalTask",
+    "default_data_dir",
+    "load_tasks",
+    "run_retrieval_eval",
+    "format_retrieval_eval",
+    "tune_fusion",
+]
+
+#: Task name → what it measures (table titles).
+TASKS = {
+    "scifact": "SciFact (BEIR test, 300 claims → 5,183 abstracts)",
+    "iclr-title": "ICLR 2026 title → abstract (test 3/4 of 4,302 papers)",
+    "iclr-keywords": "ICLR 2026 keywords → paper (test 3/4 of 4,302 papers)",
+    "icml-dev-en": "ICML 2026 dev queries, English (95 abstracts)",
+    "icml-dev-zh": "ICML 2026 dev queries, Chinese (95 abstracts)",
+}
+#: Modes reported: the product's three, plus plain RRF (k = 60) as the reference fusion.
+EVAL_MODES = ("bm25", "dense", "hybrid", "rrf")
+_DEPTH = 100
+
+
+@dataclass
+class EvalTask:
+    """One benchmark task: a library, its test queries and qrels (keyed by paper_id), training ones."""
+
+    name: str
+    library_name: str
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    train_queries: dict[str, str] = field(default_factory=dict)
+    train_qrels: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def default_data_dir() -> Path:
+    """Return ``$PAPERSCOPE_EVAL_DATA``, else ``shared/data`` beside the repository."""
+    env = os.environ.get("PAPERSCOPE_EVAL_DATA")
+    if env:
+        return Path(env).expanduser()
+    return Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+def _add_records(lib: Library, records: Iterable[Record]) -> dict[str, str]:
+    """Store ``records`` in one transaction (no cards); return the source key → paper_id map.
+
+    The key of a record is its ``external_ids["key"]``. Records with the same abstract share a
+    paper_id, as at ingest.
+    """
+    by_id: dict[str, Paper] = {}
+    key_to_id: dict[str, str] = {}
+    for record in records:
+        paper = record_to_paper(record)
+        if paper is None:
+            continue
+        key_to_id[record.external_ids["key"]] = paper.paper_id
+        if paper.paper_id in by_id:
+            by_id[paper.paper_id].sources.extend(paper.sources)
+        else:
+            by_id[paper.paper_id] = paper
+    fresh = list(by_id.values())
+    with lib.store.transaction() as conn:
+        stored_papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+    return key_to_id
+
+
+def _open_library(
+    workdir: Path, name: str, build: Callable[[Library], object], embedder: str | None
+) -> Library:
+    """Open ``workdir/name.db``, building it first when missing (built aside, then renamed in)."""
+    path = workdir / f"{name}.db"
+    if not path.exists():
+        workdir.mkdir(parents=True, exist_ok=True)
+        tmp = workdir / f"{name}.db.building"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+        with Library(tmp, embedder="fake") as lib:
+            build(lib)
+        os.replace(tmp, path)
+    return Library(path, embedder=embedder)
+
+
+def _id_map(lib: Library) -> dict[str, str]:
+    """Return external key → paper_id for a library built by :func:`_add_records`."""
+    out: dict[str, str] = {}
+    for paper in lib.papers():
+        for source in paper.sources:
+            out[f"{source.path}#{source.line}"] = paper.paper_id
+    return out
+
+
+def _scifact(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
+    folder = data / "scifact-beir"
+    corpus_path = folder / "corpus_train.csv"
+
+    def build(lib: Library) -> None:
+        _add_records(
+            lib,
+            (
+                Record(
+                    abstract=text,
+                    title=title,
+                    source=Source(str(corpus_path), int(doc_id), "scifact"),
+                    external_ids={"key": doc_id},
+                )
+                for doc_id, title, text in read_scifact_corpus(corpus_path)
+            ),
+        )
+
+    lib = _open_library(workdir, "scifact", build, embedder)
+    doc_to_paper = {key.rsplit("#", 1)[1]: pid for key, pid in _id_map(lib).items()}
+    queries = read_beir_queries(folder / "queries.jsonl")
+
+    def convert(qrels: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for qid, docs in qrels.items():
+            for doc, grade in docs.items():
+                pid = doc_to_paper[doc]
+                out.setdefault(qid, {})[pid] = max(grade, out.get(qid, {}).get(pid, 0))
+        return out
+
+    test = convert(read_qrels_tsv(folder / "qrels" / "test.tsv"))
+    train = convert(read_qrels_tsv(folder / "qrels" / "train.tsv"))
+    task = EvalTask(
+        name="scifact",
+        library_name="scifact",
+        queries={q: queries[q] for q in test},
+        qrels=test,
+        train_queries={q: queries[q] for q in train},
+        train_qrels=train,
+    )
+    return lib, [task]
+
+
+def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
+    folder = data / "iclr2026-primary-area"
+    items = read_iclr_papers(folder)
+    if not items:
+        raise InputError(f"{folder}: no primary_area__*.csv files with abstracts")
+
+    def build(lib: Library) -> None:
+        # Titles are withheld: the title→abstract task must not be a string match on the title.
+        _add_records(
+            lib,
+            (
+                Record(
+                    abstract=item.abstract,
+                    source=Source(str(folder), number, "iclr-csv"),
+                    venue="ICLR",
+                    year=2026,
+                    decision=item.decision,
+                    source_area=item.primary_area,
+                    keywords=[k.strip() for k in item.keywords.split(",") if k.strip()],
+                    external_ids={"key": item.paper_key},
+                )
+                for number, item in enumerate(items, start=1)
+            ),
+        )
+
+    lib = _open_library(workdir, "iclr2026", build, embedder)
+    by_line = {int(key.rsplit("#", 1)[1]): pid for key, pid in _id_map(lib).items()}
+    tasks = []
+    for name, field_of in (
+        ("iclr-title", lambda it: it.title),
+        ("iclr-keywords", lambda it: it.keywords.replace(",", " ")),
+    ):
+        task = EvalTask(name=name, library_name="iclr2026", queries={}, qrels={})
+        for number, item in enumerate(items, start=1):
+            text = field_of(item).strip()
+            if not text or number not in by_line:
+                continue
+            queries, qrels = (
+                (task.train_queries, task.train_qrels)
+                if is_training_item(item.paper_key)
+                else (task.queries, task.qrels)
+            )
+            queries[item.paper_key] = text
+            qrels[item.paper_key] = {by_line[number]: 1}
+        tasks.append(task)
+    return lib, tasks
+
+
+def _icml_dev(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
+    folder = data / "icml2026"
+    lib = _open_library(workdir, "icml2026", lambda lib: lib.ingest([folder]), embedder)
+    position: dict[tuple[str, int], str] = {}
+    for path in sorted(folder.glob("*.txt")):
+        for index, record in enumerate(read_text_list(path)):
+            paper = record_to_paper(record)
+            if paper is not None:
+                position[(path.name, index)] = paper.paper_id
+    tasks = {
+        lang: EvalTask(name=f"icml-dev-{lang}", library_name="icml2026", queries={}, qrels={})
+        for lang in ("en", "zh")
+    }
+    for row in read_dev_queries(data / "gold" / "icml2026_queries_dev.jsonl"):
+        task = tasks["zh" if row["lang"] == "zh" else "en"]
+        task.queries[row["qid"]] = row["query"]
+        task.qrels[row["qid"]] = {position[(f, i)]: grade for f, i, grade in row["relevant"]}
+    return lib, list(tasks.values())
+
+
+_LOADERS = {"scifact": _scifact, "iclr": _iclr, "icml": _icml_dev}
+_TASK_LOADER = {
+    "scifact": "scifact",
+    "iclr-title": "iclr",
+    "iclr-keywords": "iclr",
+    "icml-dev-en": "icml",
+    "icml-dev-zh": "icml",
+}
+
+
+def load_tasks(
+    names: Sequence[str] | None = None,
+    data_dir: Path | None = None,
+    workdir: Path | None = None,
+    embedder: str | None = None,
+    progress: bool = False,
+) -> list[tuple[Library, EvalTask]]:
+    """Build (or reopen) the libraries of the named tasks, embed them, and return them with their tasks.
+
+    Raises:
+        InputError: a task name is unknown, or a data file is missing or malformed.
+    """
+    names = list(names or TASKS)
+    unknown = [n for n in names if n not in TASKS]
+    if unknown:
+        raise InputError(f"unknown eval task {unknown[0]!r}; choose from: {', '.join(TASKS)}")
+    data = data_dir or default_data_dir()
+    if not data.is_dir():
+        raise InputError(f"{data}: eval data folder not found; set PAPERSCOPE_EVAL_DATA")
+    work = workdir or home_dir() / "eval"
+    out: list[tuple[Library, EvalTask]] = []
+    for loader in dict.fromkeys(_TASK_LOADER[n] for n in names):
+        lib, tasks = _LOADERS[loader](data, work, embedder)
+        lib.embeddings(progress=progress)
+        out.extend((lib, t) for t in tasks if t.name in names)
+    return out
+
+
+def _runs(
+    lib: Library, queries: dict[str, str], modes: Sequence[str], fusion: Fusion, progress: bool, label: str
+) -> dict[str, dict[str, list[str]]]:
+    """Return mode → query id → ranked paper_ids (top 100) through the product's search code."""
+    runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
+    dense_index = lib.dense_index
+    for qid, text in tqdm(queries.items(), desc=label, disable=not progress, file=sys.stderr, leave=False):
+        legs_by_mode = {}
+        for mode in modes:
+            product_mode = "hybrid" if mode == "rrf" else mode
+            if product_mode not in legs_by_mode:
+                depth = max(_DEPTH, fusion.candidates) if product_mode == "hybrid" else _DEPTH
+                legs_by_mode[product_mode] = collect_legs(
+                    lib.store, text, depth, product_mode, None, lib.embedder, dense_index
+                )
+            chosen = (
+                replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
+                if mode == "rrf"
+                else fusion
+            )
+            ranked = fuse_legs(legs_by_mode[product_mode], _DEPTH, product_mode, chosen)
+            runs[mode][qid] = [r.paper_id for r in ranked]
+    return runs
+
+
+def run_retrieval_eval(
+    tasks: Sequence[str] | None = None,
+    modes: Sequence[str] = EVAL_MODES,
+    data_dir: Path | None = None,
+    workdir: Path | None = None,
+    embedder: str | None = None,
+    fusion: Fusion = DEFAULT_FUSION,
+    progress: bool = False,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Run the benchmark; return task → mode → metric → value (metrics: :data:`METRICS`).
+
+    Args:
+        tasks: names from :data:`TASKS` (default all).
+        modes: from :data:`EVAL_MODES`.
+        data_dir: the shared data folder (default :func:`default_data_dir`).
+        workdir: where the task libraries are kept (default ``$PAPERSCOPE_HOME/eval``).
+        embedder: embedder name (default the library default, ``minilm``).
+        fusion: the hybrid fusion to measure.
+        progress: progress bars on stderr.
+
+    Raises:
+        InputError: unknown task or mode, or missing data.
+    """
+    bad = [m for m in modes if m not in EVAL_MODES]
+    if bad:
+        raise InputError(f"unknown eval mode {bad[0]!r}; choose from: {', '.join(EVAL_MODES)}")
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    loaded = load_tasks(tasks, data_dir, workdir, embedder, progress)
+    for lib, task in loaded:
+        runs = _runs(lib, task.queries, modes, fusion, progress, task.name)
+        results[task.name] = {mode: evaluate_run(runs[mode], task.qrels, METRICS) for mode in modes}
+    for lib in {id(lib): lib for lib, _ in loaded}.values():
+        lib.close()
+    return results
+
+
+def format_retrieval_eval(results: dict[str, dict[str, dict[str, float]]]) -> str:
+    """Return one plain-text table per task: a row per mode, a column per metric (3 decimals)."""
+    blocks = []
+    for task, by_mode in results.items():
+        metrics = list(next(iter(by_mode.values())).keys()) if by_mode else []
+        lines = [TASKS.get(task, task), f"{'mode':<8}" + "".join(f"{m:>11}" for m in metrics)]
+        for mode, values in by_mode.items():
+            lines.append(f"{mode:<8}" + "".join(f"{values[m]:>11.3f}" for m in metrics))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def tune_fusion(
+    data_dir: Path | None = None,
+    workdir: Path | None = None,
+    embedder: str | None = None,
+    normalisers: Sequence[str] = ("tm2c2", "minmax", "zscore"),
+    dense_weights: Sequence[float] = tuple(round(0.05 * i, 2) for i in range(21)),
+    progress: bool = False,
+) -> list[tuple[float, str, float, dict[str, float]]]:
+    """Score each (normaliser, dense weight) on TRAINING queries only; return rows best first.
+
+    The objective is the mean of SciFact-train nDCG@10, ICLR-title-train MRR@10 and
+    ICLR-keywords-train nDCG@10. Each row is ``(objective, normaliser, dense weight, per-set values)``.
+    """
+    objective_metric = {"scifact": "ndcg@10", "iclr-title": "mrr@10", "iclr-keywords": "ndcg@10"}
+    loaded = load_tasks(list(objective_metric), data_dir, workdir, embedder, progress)
+    legs_per_task = []
+    for lib, task in loaded:
+        legs = {
+            qid: collect_legs(lib.store, text, _DEPTH, "hybrid", None, lib.embedder, lib.dense_index)
+            for qid, text in tqdm(
+                task.train_queries.items(), desc=f"{task.name} train", disable=not progress, file=sys.stderr
+            )
+        }
+        legs_per_task.append((task, legs))
+    rows = []
+    for normaliser in normalisers:
+        for weight in dense_weights:
+            fusion = Fusion(
+                method="convex", normaliser=normaliser, weights={"bm25": 1 - weight, "dense": weight}
+            )
+            values = {}
+            for task, legs in legs_per_task:
+                run = {
+                    qid: [r.paper_id for r in fuse_legs(leg, _DEPTH, "hybrid", fusion)]
+                    for qid, leg in legs.items()
+                }
+                metric = objective_metric[task.name]
+                values[task.name] = evaluate_run(run, task.train_qrels, [metric])[metric]
+            rows.append((sum(values.values()) / len(values), normaliser, weight, values))
+    for lib in {id(lib): lib for lib, _ in loaded}.values():
+        lib.close()
+    return sorted(rows, key=lambda row: -row[0])

@@ -1,0 +1,178 @@
+"""Query → ranked papers: the BM25 leg, the dense leg, and their fusion, with filters applied first.
+
+Modes: ``bm25`` (SQLite FTS5), ``dense`` (cosine over stored vectors) and ``hybrid`` (both,
+fused by :data:`paperscope.index.fusion.DEFAULT_FUSION`). A filter becomes the set of allowed
+paper_ids before either leg ranks, so a filtered search returns ``limit`` hits whenever that
+many papers pass the filter and match. A query with Chinese characters is also glossed into
+English (:mod:`paperscope.index.crosslingual`) for both legs when the embedder is English-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..store import Store
+from ..store.lexical import search_fts
+from ..text import has_cjk
+from .bm25 import match_expression
+from .dense import DenseIndex
+from .embed import Embedder
+from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
+
+__all__ = [
+    "MODES",
+    "RankedPaper",
+    "Legs",
+    "collect_legs",
+    "fuse_legs",
+    "search_papers",
+    "MIN_DENSE_ONLY_COSINE",
+]
+
+#: Search modes, in the order the CLI lists them.
+MODES = ("hybrid", "bm25", "dense")
+#: In hybrid mode, when no paper matches a query word, dense hits below this cosine are dropped:
+#: MiniLM gives unrelated texts cosines of about -0.1..0.2, so a made-up word (``zqxjv``)
+#: returns nothing instead of noise. Dense mode keeps every hit.
+MIN_DENSE_ONLY_COSINE = 0.25
+
+
+@dataclass
+class RankedPaper:
+    """One ranked paper: fused score, 1-based rank, and each leg's rank and raw score."""
+
+    paper_id: str
+    score: float
+    rank: int
+    legs: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str]:
+    """Return ``(lexical text, dense text)``: glosses added for Chinese when the model is English-only."""
+    if not has_cjk(query):
+        return query, query
+    from .crosslingual import gloss_query
+
+    gloss = gloss_query(query)
+    lexical = f"{query} {' '.join(gloss.english)}"
+    if embedder is not None and embedder.languages != "en":
+        return lexical, query
+    return lexical, gloss.text or query
+
+
+@dataclass
+class Legs:
+    """Each leg's candidates for one query, before fusion.
+
+    Attributes:
+        lists: leg name → ``(paper_id, raw score)`` best first (BM25 score; cosine).
+        floors: leg name → raw score assumed for a paper missing from that leg's list.
+    """
+
+    lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    floors: dict[str, float] = field(default_factory=dict)
+
+
+def collect_legs(
+    store: Store,
+    query: str,
+    depth: int,
+    mode: str = "hybrid",
+    allowed: set[str] | None = None,
+    embedder: Embedder | None = None,
+    dense_index: Callable[[], DenseIndex] | None = None,
+) -> Legs:
+    """Return the top ``depth`` candidates of each leg that ``mode`` uses (see :func:`search_papers`).
+
+    Raises:
+        InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
+    """
+    if mode not in MODES:
+        raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
+    legs = Legs()
+    if allowed is not None and not allowed:
+        return legs
+    lexical_text, dense_text = _query_texts(query, embedder)
+    expression = match_expression(lexical_text)
+    if expression is None:
+        return legs
+    if mode in ("bm25", "hybrid"):
+        bm25 = search_fts(store.conn, expression, depth, allowed)
+        legs.lists["bm25"] = bm25
+        # A full list was cut at `depth`: a paper outside it may still match, at most as well as
+        # the last listed one. A shorter list holds every match; the others score 0.
+        legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
+    if mode in ("dense", "hybrid"):
+        if embedder is None or dense_index is None:
+            raise InputError(f"search mode {mode!r} needs an embedder")
+        index = dense_index()
+        vector = embedder.embed([dense_text])[0]
+        dense = index.search(vector, depth, allowed)
+        if mode == "hybrid":
+            listed = {pid for pid, _ in dense}
+            # BM25 candidates outside the dense top list still get their exact cosine.
+            extra = index.scores_of(vector, [pid for pid, _ in legs.lists["bm25"] if pid not in listed])
+            dense = sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
+            if not legs.lists["bm25"]:
+                dense = [(pid, s) for pid, s in dense if s >= MIN_DENSE_ONLY_COSINE]
+        legs.lists["dense"] = dense
+    return legs
+
+
+def fuse_legs(
+    legs: Legs, limit: int, mode: str = "hybrid", fusion: Fusion = DEFAULT_FUSION
+) -> list[RankedPaper]:
+    """Return the best ``limit`` papers: one leg's order in a single-leg mode, else fused."""
+    if not legs.lists:
+        return []
+    if mode != "hybrid":
+        ranked = legs.lists[mode][:limit]
+    elif fusion.method == "rrf":
+        ranked = fuse_rrf(legs.lists, fusion.weights)[:limit]
+    else:
+        ranked = fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors)[:limit]
+    positions = {
+        leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}
+        for leg, hits in legs.lists.items()
+    }
+    out = []
+    for rank, (paper_id, score) in enumerate(ranked, start=1):
+        detail = {
+            leg: {"rank": pos[paper_id][0], "score": pos[paper_id][1]}
+            for leg, pos in positions.items()
+            if paper_id in pos
+        }
+        out.append(RankedPaper(paper_id=paper_id, score=float(score), rank=rank, legs=detail))
+    return out
+
+
+def search_papers(
+    store: Store,
+    query: str,
+    limit: int,
+    mode: str = "hybrid",
+    allowed: set[str] | None = None,
+    embedder: Embedder | None = None,
+    dense_index: Callable[[], DenseIndex] | None = None,
+    fusion: Fusion = DEFAULT_FUSION,
+) -> list[RankedPaper]:
+    """Return the best ``limit`` papers for ``query``.
+
+    Args:
+        store: the open library.
+        query: user text (any language; never passed raw to SQL).
+        limit: how many papers to return at most.
+        mode: one of :data:`MODES`.
+        allowed: when set, only these papers may be returned (filters).
+        embedder: embeds the query (dense and hybrid modes).
+        dense_index: returns the library's dense index, embedding papers first if needed.
+        fusion: how the legs are combined in hybrid mode.
+
+    Raises:
+        InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
+    """
+    depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
+    legs = collect_legs(store, query, depth, mode, allowed, embedder, dense_index)
+    return fuse_legs(legs, limit, mode, fusion)

@@ -1,0 +1,72 @@
+"""SQL that retrieval needs besides FTS5 matching: the papers a filter allows, term statistics."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+__all__ = ["filtered_paper_ids", "document_frequencies"]
+
+
+def filtered_paper_ids(
+    conn: sqlite3.Connection,
+    venue: str | None = None,
+    year: int | None = None,
+    decision: str | None = None,
+    source_area: str | None = None,
+    has_code: bool | None = None,
+) -> set[str] | None:
+    """Return the paper_ids that pass every given filter, or None when no filter is given.
+
+    ``venue`` matches case-insensitively and exactly; ``decision`` and ``source_area`` match
+    case-insensitively as substrings (``"oral"`` matches ``"ICLR 2026 Oral"``), through
+    ``instr`` so ``%`` and ``_`` are plain characters; ``has_code`` asks for at least one code
+    URL on the paper's card. Values are bound parameters, never pasted into SQL.
+    """
+    clauses: list[str] = []
+    params: list[object] = []
+    if venue is not None:
+        clauses.append("lower(p.venue) = lower(?)")
+        params.append(venue.strip())
+    if year is not None:
+        clauses.append("p.year = ?")
+        params.append(int(year))
+    if decision is not None:
+        clauses.append("instr(lower(coalesce(p.decision, '')), lower(?)) > 0")
+        params.append(decision.strip())
+    if source_area is not None:
+        clauses.append("instr(lower(coalesce(p.source_area, '')), lower(?)) > 0")
+        params.append(source_area.strip())
+    if has_code is not None:
+        code = (
+            "EXISTS (SELECT 1 FROM cards c WHERE c.paper_id = p.paper_id"
+            " AND json_array_length(json_extract(c.data, '$.code_urls')) > 0)"
+        )
+        clauses.append(code if has_code else f"NOT {code}")
+    if not clauses:
+        return None
+    sql = "SELECT p.paper_id FROM papers p WHERE " + " AND ".join(clauses)
+    return {row[0] for row in conn.execute(sql, params)}
+
+
+def document_frequencies(conn: sqlite3.Connection, terms: Iterable[str]) -> dict[str, int]:
+    """Return how many papers' lexical index rows hold each term (FTS5 ``fts5vocab``, title + body).
+
+    Terms must be written as the index tokenises them (folded, see ``paperscope.text.tokenize``).
+    Unknown terms are left out.
+    """
+    wanted = list(dict.fromkeys(terms))
+    if not wanted:
+        return {}
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_fts_terms USING fts5vocab(main, papers_fts, row)"
+    )
+    found: dict[str, int] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for term, doc in conn.execute(
+            f"SELECT term, doc FROM temp.papers_fts_terms WHERE term IN ({marks})", chunk
+        ):
+            found[term] = int(doc)
+    return found

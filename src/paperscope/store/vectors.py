@@ -1,0 +1,89 @@
+"""Stored embeddings: one float32 vector per (paper_id, model_id), valid while its content_hash holds."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["missing_vectors", "load_vectors", "save_vectors", "vectors_by_hash", "vectors_fingerprint"]
+
+
+def missing_vectors(conn: sqlite3.Connection, model_id: str) -> list[tuple[str, str | None, str, str]]:
+    """Return ``(paper_id, title, clean_text, content_hash)`` of papers without a current vector.
+
+    A vector is current when it was made by ``model_id`` from the paper's current content hash.
+    """
+    rows = conn.execute(
+        "SELECT p.paper_id, p.title, p.clean_text, p.content_hash FROM papers p"
+        " LEFT JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ?"
+        " WHERE e.paper_id IS NULL OR e.content_hash != p.content_hash ORDER BY p.rowid",
+        (model_id,),
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def vectors_by_hash(
+    conn: sqlite3.Connection, model_id: str, content_hashes: Iterable[str]
+) -> dict[str, tuple[np.ndarray, int]]:
+    """Return ``content_hash -> (vector, n_chunks)`` for hashes some stored row of ``model_id`` has."""
+    found: dict[str, tuple[np.ndarray, int]] = {}
+    hashes = list(dict.fromkeys(content_hashes))
+    for start in range(0, len(hashes), 500):
+        chunk = hashes[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for content_hash, blob, n_chunks in conn.execute(
+            "SELECT content_hash, vector, n_chunks FROM embeddings"
+            f" WHERE model_id = ? AND content_hash IN ({marks})",
+            [model_id, *chunk],
+        ):
+            found[content_hash] = (np.frombuffer(blob, dtype=np.float32).copy(), int(n_chunks))
+    return found
+
+
+def save_vectors(
+    conn: sqlite3.Connection,
+    model_id: str,
+    rows: list[tuple[str, str, np.ndarray, int]],
+) -> None:
+    """Insert or replace ``(paper_id, content_hash, vector, n_chunks)`` rows (call inside a transaction).
+
+    ``vector`` is float32, shape (dim,); ``n_chunks`` > 1 records that the text was longer than
+    the model's window and was embedded in that many windows, then pooled.
+    """
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings (paper_id, model_id, content_hash, dim, vector, n_chunks)"
+        " VALUES (?,?,?,?,?,?)",
+        [
+            (pid, model_id, h, int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes(), int(n))
+            for pid, h, v, n in rows
+        ],
+    )
+
+
+def load_vectors(conn: sqlite3.Connection, model_id: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Return ``(paper_ids, matrix, n_chunks)`` of the current vectors of ``model_id``, in paper order.
+
+    ``matrix`` is float32, shape (n_papers, dim); ``n_chunks`` int32, shape (n_papers,). Papers
+    without a current vector are left out (see :func:`missing_vectors`).
+    """
+    rows = conn.execute(
+        "SELECT p.paper_id, e.vector, e.n_chunks FROM papers p"
+        " JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ? AND e.content_hash = p.content_hash"
+        " ORDER BY p.rowid",
+        (model_id,),
+    ).fetchall()
+    if not rows:
+        return [], np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int32)
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1).copy()
+    return [r[0] for r in rows], matrix, np.array([r[2] for r in rows], dtype=np.int32)
+
+
+def vectors_fingerprint(conn: sqlite3.Connection, model_id: str) -> tuple[int, int, int]:
+    """Return ``(n_papers, max papers rowid, max embeddings rowid)``: changes whenever vectors may have."""
+    n, top = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM papers").fetchone()
+    (etop,) = conn.execute(
+        "SELECT coalesce(max(rowid), 0) FROM embeddings WHERE model_id = ?", (model_id,)
+    ).fetchone()
+    return int(n), int(top), int(etop)

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperscope import InputError, Library
+
+F12 = """ICML 2026 Papers
+
+We propose a sparse attention method for long documents.
+
+We study reward shaping for offline reinforcement learning.
+
+We present a diffusion sampler that needs fewer denoising steps.
+"""
+
+
+@pytest.fixture
+def fake_library(tmp_path: Path) -> Library:
+    lib = Library(tmp_path / "lib.db", embedder="fake")
+    yield lib
+    lib.close()
+
+
+def test_related_never_returns_the_paper_or_a_duplicate(fake_library, tmp_path):
+    body = F12 + "\nFor long documents, we propose a sparse attention method!\n"
+    (tmp_path / "f.txt").write_text(body, encoding="utf-8")
+    fake_library.ingest([tmp_path / "f.txt"])
+    assert len(fake_library) == 4
+    first = fake_library.search("sparse attention long documents", mode="bm25")
+    original, reworded = first[0].paper_id, first[1].paper_id
+    related = fake_library.related(original, limit=10)
+    ids = [h.paper_id for h in related]
+    assert original not in ids and reworded not in ids
+    assert len(ids) == 2
+    assert [h.rank for h in related] == [1, 2]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_related_on_tiny_libraries(fake_library, tmp_path, n):
+    paragraphs = F12.split("\n\n")
+    (tmp_path / "f.txt").write_text("\n\n".join(paragraphs[: n + 1]) + "\n", encoding="utf-8")
+    fake_library.ingest([tmp_path / "f.txt"])
+    pid = next(fake_library.papers()).paper_id
+    related = fake_library.related(pid, limit=5)
+    assert len(related) == n - 1
+    assert pid not in [h.paper_id for h in related]
+
+
+def test_related_explains_with_shared_words(fake_library, tmp_path):
+    body = F12 + "\nWe propose denoising diffusion steps for audio generation.\n"
+    (tmp_path / "f.txt").write_text(body, encoding="utf-8")
+    fake_library.ingest([tmp_path / "f.txt"])
+    sampler = fake_library.search("diffusion sampler", mode="bm25")[0].paper_id
+    top = fake_library.related(sampler, limit=1)[0]
+    assert "denoising" in fake_library.get(top.paper_id).clean_text
+    assert top.terms == ["denoising", "diffusion", "steps"]
+
+
+def test_related_checks_limit(fake_library):
+    with pytest.raises(InputError, match="limit must be an integer from 1 to 1000"):
+        fake_library.related("abcd", limit=0)
