@@ -167,6 +167,25 @@ def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
     _print_hits(hits)
 
 
+@cli.command()
+@click.option("--tag", default=None, help="Learn from papers with this tag instead of the starred ones.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
+@click.pass_context
+def recommend(ctx: click.Context, tag: str | None, limit: int, as_json: bool) -> None:
+    """Recommend papers like the ones you starred (or tagged).
+
+    Example: paperscope recommend --limit 10
+    """
+    hits = _library(ctx).recommend(limit=limit, tag=tag)
+    if as_json:
+        _emit_json([h.to_dict() for h in hits])
+        return
+    for hit in hits:
+        hit.terms = [f"like {hit.terms[0]}"] if hit.terms else []
+    _print_hits(hits)
+
+
 def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
     click.echo(f"{paper.paper_id}  {paper.label}")
     if paper.title:

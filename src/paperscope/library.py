@@ -22,6 +22,7 @@ from .models import Hit, IngestReport, Paper
 from .store import Store, marks, papers, vectors
 from .store.retrieval import filtered_paper_ids
 from .triage import export_papers
+from .triage.recommend import rank_by_preference
 
 __all__ = ["Library", "MAX_LIMIT"]
 
@@ -305,6 +306,43 @@ class Library:
             return export_papers(((p, self.marks(p.paper_id)) for p in selected), fmt)
         except ValueError as exc:
             raise InputError(str(exc)) from None
+
+    def recommend(self, limit: int = 10, tag: str | None = None) -> list[Hit]:
+        """Recommend unmarked papers like the starred ones (or the ones tagged ``tag``).
+
+        Ranks by an exemplar linear SVM over the embeddings (:mod:`paperscope.triage.recommend`).
+        ``Hit.terms`` holds the paper_id of the marked paper each hit is most similar to.
+
+        Raises:
+            InputError: no paper is starred (or tagged ``tag``), or ``limit`` is out of range.
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+        marked = marks.marked_ids(self.store.conn, starred=tag is None, tag=tag)
+        if not marked:
+            what = f"tagged {tag!r}" if tag else "starred"
+            raise InputError(f"no paper is {what}: mark a few papers first (paperscope star PAPER_ID)")
+        paper_ids, matrix = self.embeddings()
+        row_of = {pid: i for i, pid in enumerate(paper_ids)}
+        try:
+            ranked = rank_by_preference(matrix, [row_of[p] for p in marked if p in row_of], limit)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        hits = []
+        for rank, (row, score, because) in enumerate(ranked, start=1):
+            paper = papers.get_paper(self.store.conn, paper_ids[row])
+            hits.append(
+                Hit(
+                    paper_id=paper.paper_id,
+                    score=score,
+                    rank=rank,
+                    label=paper.label,
+                    sources=paper.sources,
+                    legs={"svm": {"rank": rank, "score": score}},
+                    terms=[paper_ids[because]],
+                )
+            )
+        return hits
 
     def marks(self, paper_id: str) -> dict[str, Any]:
         """Return ``{"starred": bool, "tags": [...], "note": str | None}`` for a paper."""

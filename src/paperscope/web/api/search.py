@@ -16,3 +16,17 @@ def search(request: Request, q: str = "", limit: int = 10) -> dict[str, Any]:
     """Return ``{"ok": true, "data": [hit, ...]}``; an empty ``q`` or a bad ``limit`` is a 400."""
     with library_of(request) as lib:
         return ok([hit.to_dict() for hit in lib.search(q, limit=limit)])
+
+
+@router.get("/related/{paper_id}")
+def related(request: Request, paper_id: str, limit: int = 10) -> dict[str, Any]:
+    """Return the papers nearest to ``paper_id`` (never itself or its duplicates)."""
+    with library_of(request) as lib:
+        return ok([hit.to_dict() for hit in lib.related(paper_id, limit=limit)])
+
+
+@router.get("/recommend")
+def recommend(request: Request, limit: int = 10, tag: str | None = None) -> dict[str, Any]:
+    """Return papers like the starred (or ``tag``-ged) ones; a 400 when none is marked."""
+    with library_of(request) as lib:
+        return ok([hit.to_dict() for hit in lib.recommend(limit=limit, tag=tag)])
