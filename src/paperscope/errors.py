@@ -16,6 +16,7 @@ class InputError(PaperscopeError):
         path: the file the input came from, or None for a query or argument.
         line: 1-based line (or record number) inside ``path``, or None.
         reason: what is wrong, in words a user can act on.
+
     """
 
     def __init__(self, reason: str, path: str | None = None, line: int | None = None):

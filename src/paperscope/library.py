@@ -29,6 +29,7 @@ class Library:
 
     Raises:
         StoreError: the database cannot be opened or migrated.
+
     """
 
     def __init__(self, path: str | Path | None = None):
@@ -46,7 +47,9 @@ class Library:
         self.close()
 
     # -- ingest ---------------------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False) -> IngestReport:
+    def ingest(
+        self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False
+    ) -> IngestReport:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`."""
         return ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
 
@@ -57,6 +60,7 @@ class Library:
         Raises:
             NotFound: no paper matches.
             InputError: the id is malformed or the prefix is ambiguous.
+
         """
         return papers.get_paper(self.store.conn, papers.resolve_paper_id(self.store.conn, paper_id))
 
@@ -89,6 +93,7 @@ class Library:
 
         Raises:
             InputError: ``query`` is empty or whitespace, or ``limit`` is not in 1..MAX_LIMIT.
+
         """
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
@@ -125,6 +130,7 @@ class Library:
 
         Raises:
             InputError: the tag is empty.
+
         """
         if not tag.strip():
             raise InputError("empty tag")
@@ -142,4 +148,8 @@ class Library:
         """Return ``{"starred": bool, "tags": [...], "note": str | None}`` for a paper."""
         conn = self.store.conn
         pid = papers.resolve_paper_id(conn, paper_id)
-        return {"starred": marks.is_starred(conn, pid), "tags": marks.tags_of(conn, pid), "note": marks.note_of(conn, pid)}
+        return {
+            "starred": marks.is_starred(conn, pid),
+            "tags": marks.tags_of(conn, pid),
+            "note": marks.note_of(conn, pid),
+        }

@@ -50,6 +50,7 @@ class Card:
         method_names: names the paper gives its own method, system, benchmark or dataset.
         code_urls: repository and project URLs, trailing punctuation stripped.
         extractor_version: the version of ``extract`` that built this card.
+
     """
 
     label: str

@@ -16,6 +16,7 @@ def check_text_file(path: Path) -> None:
 
     Raises:
         InputError: the file is missing, a folder, unreadable, empty, or holds NUL bytes.
+
     """
     if not path.exists():
         raise InputError("no such file", str(path))
@@ -38,6 +39,7 @@ def read_text_file(path: Path) -> str:
     Raises:
         InputError: as ``check_text_file``, or the bytes are not UTF-8 (the message gives the
             line of the first bad byte).
+
     """
     check_text_file(path)
     data = path.read_bytes()

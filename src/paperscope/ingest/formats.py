@@ -29,6 +29,7 @@ def get_reader(name: str) -> Reader:
 
     Raises:
         InputError: ``name`` is not a registered format (the message lists the valid ones).
+
     """
     try:
         return READERS[name]

@@ -40,6 +40,7 @@ def read_text_list(path: Path) -> Iterator[Record]:
 
     Raises:
         InputError: the file is missing, unreadable, empty, binary or not UTF-8.
+
     """
     lines = read_text_file(path).split("\n")
     venue: str | None = None

@@ -24,6 +24,7 @@ class Store:
     Raises:
         StoreError: the file cannot be opened, is not a paperscope library, or was written by a
             newer paperscope (its schema version is above ``SCHEMA_VERSION``).
+
     """
 
     def __init__(self, path: str | Path):

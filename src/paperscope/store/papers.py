@@ -121,7 +121,10 @@ def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
     """Insert or replace cards (call inside a transaction)."""
     conn.executemany(
         "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
-        [(pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version) for pid, c in cards],
+        [
+            (pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version)
+            for pid, c in cards
+        ],
     )
 
 
@@ -155,6 +158,7 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
 
     Raises:
         NotFound: no paper has this ``paper_id``.
+
     """
     row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
     if row is None:
@@ -189,6 +193,7 @@ def resolve_paper_id(conn: sqlite3.Connection, prefix: str) -> str:
     Raises:
         InputError: the prefix is shorter than 4 characters or matches several papers.
         NotFound: no paper matches.
+
     """
     prefix = prefix.strip().lower()
     if len(prefix) < 4 or not all(c in "0123456789abcdef" for c in prefix):
