@@ -57,4 +57,19 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
     );
     """,
+    # 1 and 2: reserved for the search and topics branches (their migrations take these slots
+    # when the branches are merged; an empty script only advances the version).
+    "",
+    "",
+    # 3: near-duplicate keys (ingest/dedup.py) and a filterable decision column.
+    """
+    CREATE TABLE dedup_keys (
+        key      INTEGER NOT NULL,
+        paper_id TEXT NOT NULL REFERENCES papers (paper_id),
+        PRIMARY KEY (key, paper_id)
+    ) WITHOUT ROWID;
+    ALTER TABLE papers ADD COLUMN dedup_indexed INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX papers_not_dedup_indexed ON papers (paper_id) WHERE dedup_indexed = 0;
+    CREATE INDEX papers_decision ON papers (decision);
+    """,
 ]
