@@ -67,7 +67,8 @@ def read_csv(path: Path, column_map: dict[str, str] | None = None) -> Iterator[R
                     str(path),
                     1,
                 )
-            reader = csv.reader(handle, delimiter=delimiter)
+            # strict: an unclosed quote is an error, not a cell that swallows the rest of the file.
+            reader = csv.reader(handle, delimiter=delimiter, strict=True)
             line_end = 1
             try:
                 for row in reader:
