@@ -12,6 +12,7 @@ import click
 from . import __version__
 from .config import EXAMPLES_DIR, home_dir
 from .errors import PaperscopeError
+from .ingest import READERS
 from .library import Library
 from .models import Hit, IngestReport, Paper
 from .triage import EXPORT_FORMATS
@@ -62,36 +63,77 @@ def _print_report(report: IngestReport) -> None:
         if f.error:
             click.echo(f"error: {f.error}", err=True)
             continue
+        if f.ignored:
+            click.echo(f"ignored: {f.path}: {f.ignored}", err=True)
+            continue
         click.echo(
-            f"{f.path}: read {f.read}, new {f.new}, already present {f.present}, skipped {len(f.skipped)}"
+            f"{f.path}: read {f.read}, new {f.new}, already present {f.present}, "
+            f"merged {f.merged}, skipped {len(f.skipped)}"
+            + (f", repaired {len(f.repaired)}" if f.repaired else "")
         )
         for skip in f.skipped:
             click.echo(f"  skipped {skip}", err=True)
+        for fix in f.repaired:
+            click.echo(f"  repaired {fix}", err=True)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     failed = len(report.failed)
     click.echo(
         f"total: read {report.read}, new {report.new}, already present {report.present}, "
-        f"skipped {len(report.skipped)}, files failed {failed} ({report.elapsed_s:.2f} s)"
+        f"skipped {len(report.skipped)}, files failed {failed}, merged {report.merged}, "
+        f"files ignored {len(report.ignored)} ({report.elapsed_s:.2f} s)"
     )
+    if report.rolled_back:
+        click.echo(
+            f"nothing written (--strict): {len(report.skipped)} records would be skipped, {failed} files failed",
+            err=True,
+        )
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", default=None, help="Input format (default: detected per file).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(READERS)),
+    default=None,
+    help="Input format (default: detected per file from its extension and first bytes).",
+)
+@click.option(
+    "--map",
+    "column_map",
+    default=None,
+    metavar="FIELD=COLUMN,...",
+    help="Columns (CSV) or keys (JSON) for fields, e.g. title=Paper,abstract=Summary.",
+)
+@click.option(
+    "--strict", is_flag=True, help="Write nothing if any record would be skipped or any file fails."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None, as_json: bool) -> None:
+def ingest(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    fmt: str | None,
+    column_map: str | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
     """Read paper lists (files or folders) into the library.
 
-    Example: paperscope ingest examples/icml2026
+    Text lists, paper-list JSON/JSONL, arXiv metadata JSONL, CSV/TSV and BibTeX are detected;
+    near-duplicates are merged into one paper that keeps every source.
+
+    Example: paperscope ingest examples/icml2026 papers.csv --map abstract=Summary
     """
-    report = _library(ctx).ingest(paths, fmt=fmt, progress=sys.stderr.isatty())
+    report = _library(ctx).ingest(
+        paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict
+    )
     if as_json:
         _emit_json(report.to_dict())
     else:
         _print_report(report)
-    if report.failed:
+    if report.failed or report.rolled_back:
         ctx.exit(1)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +61,28 @@ class Library:
 
     # -- ingest ---------------------------------------------------------------------------
     def ingest(
-        self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False
+        self,
+        paths: Iterable[str | Path],
+        fmt: str | None = None,
+        progress: bool = False,
+        column_map: Mapping[str, str] | str | None = None,
+        strict: bool = False,
     ) -> IngestReport:
-        """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`."""
+        """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`.
+
+        Adds a warning to the report when new abstracts are mostly in a non-Latin script and
+        the embedder is English-only (case 17).
+        """
         before = self.store.conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
-        report = ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
+        report = ingest_paths(
+            self.store,
+            paths,
+            build_card=build_card,
+            fmt=fmt,
+            progress=progress,
+            column_map=column_map,
+            strict=strict,
+        )
         self._warn_language_mismatch(report, before)
         return report
 
@@ -96,9 +113,9 @@ class Library:
         """
         return papers.get_paper(self.store.conn, papers.resolve_paper_id(self.store.conn, paper_id))
 
-    def papers(self) -> Iterator[Paper]:
-        """Yield every paper in the order it was added."""
-        return papers.iter_papers(self.store.conn)
+    def papers(self, decision: str | None = None) -> Iterator[Paper]:
+        """Yield every paper in the order it was added; with ``decision``, only papers with it (any case)."""
+        return papers.iter_papers(self.store.conn, decision=decision)
 
     def __len__(self) -> int:
         return self.store.count("papers")

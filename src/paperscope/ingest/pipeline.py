@@ -1,25 +1,59 @@
-"""Ingest: files → Records → Papers, stored one transaction per file, never touching user marks."""
+"""Ingest: files → Records → Papers, deduplicated and stored one transaction per file.
+
+Each file is read by the reader its content calls for (``formats.detect_format``), record by
+record; records are cleaned, checked, fingerprinted and stored in batches, so memory stays
+bounded however large the file. Stars, tags and notes are never written.
+
+Folders are walked recursively in sorted order. Only data files are considered (``.txt``,
+``.json``, ``.jsonl``, ``.ndjson``, ``.csv``, ``.tsv``, ``.bib``; hidden files, ``.md`` and other
+documentation never), and a data file is read only if it is a paper list: a structured file
+needs an abstract field or column (``--map`` can name one), a text file a venue header line or
+a prose first paragraph. Other files (queries, qrels, label lists) are reported as *ignored*,
+not as errors. A folder holding a ``qrels/`` folder is a retrieval test collection (the BEIR
+layout: corpus, queries, qrels) and is ignored as a whole; name its corpus file to ingest it.
+A file named on the command line is always read, and is an error if it is not a paper list.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
 from ..models import Card, FileReport, IngestReport, Paper, Record, Skip
 from ..store import Store, papers
 from ..text import clean_text, decode_entities, has_cjk, normalise_for_hash
-from .formats import detect_format, get_reader
+from . import dedup, text_list
+from .fields import parse_column_map
+from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
 
-__all__ = ["ingest_paths", "paper_id_for", "content_hash_for", "expand_paths", "record_to_paper"]
+__all__ = [
+    "ingest_paths",
+    "paper_id_for",
+    "content_hash_for",
+    "expand_paths",
+    "record_to_paper",
+    "repair_record",
+    "DATA_SUFFIXES",
+]
 
-_BATCH = 2000
-_INPUT_SUFFIXES = {".txt", ".md", ".json", ".jsonl", ".csv", ".tsv", ".bib"}
+_BATCH = 1000
+#: File extensions a folder walk considers; everything else in a folder is left alone.
+DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
+_DOC_STEMS = ("readme", "license", "licence", "changelog", "contributing", "sources")
+# C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
+# they break SQLite's UTF-8 or the terminal and carry no text.
+_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def paper_id_for(clean: str) -> str:
@@ -35,24 +69,74 @@ def content_hash_for(title: str | None, clean: str) -> str:
     return hashlib.sha256(f"{title or ''}\n{clean}".encode()).hexdigest()[:32]
 
 
-def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Yield files: each file as given, each folder's input files recursively in sorted order."""
+def _is_data_file(path: Path) -> bool:
+    return (
+        path.suffix.lower() in DATA_SUFFIXES
+        and not path.name.startswith(".")
+        and not path.stem.lower().startswith(_DOC_STEMS)
+    )
+
+
+def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool, str | None]]:
+    """Yield ``(path, from_folder, ignore_reason)`` for each input the paths name.
+
+    A file is yielded as given (``from_folder`` False). A folder yields its data files
+    recursively in sorted order, and each retrieval test collection inside it (a folder with a
+    ``qrels/`` folder) once, with the reason it is not read.
+    """
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if (
-                    child.is_file()
-                    and child.suffix.lower() in _INPUT_SUFFIXES
-                    and not child.name.startswith(".")
-                ):
-                    yield child
-        else:
-            yield path
+        root = Path(raw)
+        if not root.is_dir():
+            yield root, False, None
+            continue
+        found: list[tuple[Path, str | None]] = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            folder = Path(dirpath)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            if "qrels" in dirnames:
+                found.append(
+                    (
+                        folder,
+                        "retrieval test collection (BEIR layout with qrels/), not a paper list; "
+                        "name its corpus file to ingest it",
+                    )
+                )
+                dirnames[:] = []
+                continue
+            found.extend((folder / name, None) for name in filenames if _is_data_file(folder / name))
+        for path, reason in sorted(found):
+            yield path, True, reason
+
+
+def repair_record(record: Record) -> list[str]:
+    r"""Remove invalid characters from every text field of ``record``; return what was removed.
+
+    Invalid means C0/C1 control characters other than tab and line breaks, lone UTF-16
+    surrogates (from JSON ``\ud800`` escapes) and the non-characters U+FFFE/U+FFFF.
+    """
+    removed: list[str] = []
+
+    def fix(value: str | None) -> str | None:
+        if value is None or not _INVALID_RE.search(value):
+            return value
+        removed.extend(_INVALID_RE.findall(value))
+        return _INVALID_RE.sub("", value)
+
+    record.abstract = fix(record.abstract) or ""
+    record.title = fix(record.title)
+    record.venue = fix(record.venue)
+    record.decision = fix(record.decision)
+    record.source_area = fix(record.source_area)
+    record.authors = [a for a in (fix(a) for a in record.authors) if a]
+    record.keywords = [k for k in (fix(k) for k in record.keywords) if k]
+    return removed
 
 
 def record_to_paper(record: Record) -> Paper | None:
-    """Return the Paper of ``record``, or None when its abstract has no letter or digit."""
+    """Return the Paper of ``record``, or None when its abstract has no letter or digit.
+
+    HTML entities are decoded here, exactly once (case 5), before the original text is kept.
+    """
     abstract = decode_entities(record.abstract or "")
     clean = clean_text(abstract)
     if not any(ch.isalnum() for ch in clean):
@@ -63,11 +147,11 @@ def record_to_paper(record: Record) -> Paper | None:
         abstract=abstract,
         clean_text=clean,
         title=title or None,
-        authors=record.authors,
+        authors=[decode_entities(a) for a in record.authors],
         venue=record.venue,
         year=record.year,
         decision=record.decision,
-        keywords=record.keywords,
+        keywords=[decode_entities(k) for k in record.keywords],
         source_area=record.source_area,
         urls=record.urls,
         external_ids=record.external_ids,
@@ -75,10 +159,135 @@ def record_to_paper(record: Record) -> Paper | None:
     )
 
 
-def _batches(records: Iterator[Record], size: int) -> Iterator[list[Record]]:
-    batch: list[Record] = []
-    for record in records:
-        batch.append(record)
+@dataclass
+class _Known:
+    """What matching needs of a paper already known (stored, or new in this batch)."""
+
+    title_key: int | None
+    external_ids: dict[str, str]
+    shingles: np.ndarray
+
+
+class _BatchStore:
+    """Stores one batch of Papers: exact duplicates, near-duplicates (``dedup``) and new papers."""
+
+    def __init__(self, store: Store, report: FileReport, build_card: Callable[[Paper], Card]):
+        self.conn = store.conn
+        self.report = report
+        self.build_card = build_card
+
+    def store(self, batch: list[Paper]) -> None:
+        conn = self.conn
+        stored = papers.existing_ids(conn, {p.paper_id for p in batch})
+        unseen = list({p.paper_id: p for p in batch if p.paper_id not in stored}.values())
+        prints = dict(zip((p.paper_id for p in unseen), dedup.fingerprints(unseen), strict=True))
+        lookups = {k for pid, fp in prints.items() for k in (*fp.keys, dedup.alias_key(pid))}
+        db_keys = papers.find_dedup_keys(conn, lookups)
+        known = self._load_known({pid for pids in db_keys.values() for pid in pids})
+        new: dict[str, Paper] = {}
+        batch_keys: dict[int, list[str]] = {}
+        batch_alias: dict[str, str] = {}
+        new_keys: list[tuple[int, str]] = []
+        self.loaded: dict[str, Paper] = {}
+        self.changed: dict[str, set[str]] = {}
+        for paper in batch:
+            pid = paper.paper_id
+            if pid in stored:
+                self.report.present += 1
+                self._attach(pid, paper, new)
+                continue
+            if pid in new or pid in batch_alias:
+                self.report.present += 1
+                self._attach(batch_alias.get(pid, pid), paper, new)
+                continue
+            alias = db_keys.get(dedup.alias_key(pid))
+            if alias:
+                self.report.present += 1
+                self._attach(alias[0], paper, new)
+                continue
+            fp = prints[pid]
+            target = self._best_match(paper, fp, db_keys, batch_keys, known)
+            keys = fp.keys
+            if target is None:
+                new[pid] = paper
+                known[pid] = _Known(fp.title_key, paper.external_ids, fp.shingles)
+                target = pid
+            else:
+                self.report.merged += 1
+                self._attach(target, paper, new)
+                batch_alias[pid] = target
+                keys = [*keys, dedup.alias_key(pid)]
+            for key in keys:
+                batch_keys.setdefault(key, []).append(target)
+            new_keys.extend((key, target) for key in keys)
+        fresh = list(new.values())
+        for paper in fresh:
+            paper.card = self.build_card(paper)
+        papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+        papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
+        for pid, fields in self.changed.items():
+            paper = self.loaded[pid]
+            papers.update_paper_fields(conn, paper, fields)
+            if fields & {"title", "venue", "year"}:
+                papers.save_cards(conn, [(pid, self.build_card(paper))])
+        self.report.new += len(fresh)
+
+    def _load_known(self, paper_ids: set[str]) -> dict[str, _Known]:
+        rows = papers.dedup_rows(self.conn, paper_ids)
+        ids = list(rows)
+        sets = dedup.batch_shingles([rows[pid][1] for pid in ids])
+        return {
+            pid: _Known(dedup.title_key(rows[pid][0]), rows[pid][2], s)
+            for pid, s in zip(ids, sets, strict=True)
+        }
+
+    def _best_match(
+        self,
+        paper: Paper,
+        fp: dedup.Fingerprint,
+        db_keys: Mapping[int, list[str]],
+        batch_keys: Mapping[int, list[str]],
+        known: Mapping[str, _Known],
+    ) -> str | None:
+        candidates = {c for key in fp.keys for c in (*db_keys.get(key, ()), *batch_keys.get(key, ()))}
+        best: tuple[bool, float, str] | None = None
+        for cid in sorted(candidates):
+            other = known.get(cid)
+            if other is None:
+                continue
+            similarity, shortest = dedup.similarity(fp.shingles, other.shingles)
+            if not dedup.is_same_paper(
+                paper.external_ids, other.external_ids, fp.title_key, other.title_key, similarity, shortest
+            ):
+                continue
+            same_id = any(
+                other.external_ids.get(k, "").lower() == v.lower() for k, v in paper.external_ids.items()
+            )
+            score = (same_id, similarity, cid)
+            if best is None or score[:2] > best[:2]:
+                best = score
+        return best[2] if best else None
+
+    def _attach(self, target: str, paper: Paper, new: dict[str, Paper]) -> None:
+        """Add ``paper``'s sources to ``target`` and fill ``target``'s fields from it."""
+        if target in new:
+            held = new[target]
+            held.sources.extend(s for s in paper.sources if s not in held.sources)
+            dedup.merge_fields(held, paper)
+            return
+        if not papers.add_sources(self.conn, [(target, s) for s in paper.sources]):
+            return  # this (path, line) was stored before: nothing new to merge
+        stored = self.loaded.get(target) or papers.get_paper(self.conn, target)
+        changed = dedup.merge_fields(stored, paper)
+        if changed:
+            self.loaded[target] = stored
+            self.changed.setdefault(target, set()).update(changed)
+
+
+def _batches(items: Iterator[Record | Skip], size: int) -> Iterator[list[Record | Skip]]:
+    batch: list[Record | Skip] = []
+    for item in items:
+        batch.append(item)
         if len(batch) >= size:
             yield batch
             batch = []
@@ -86,53 +295,80 @@ def _batches(records: Iterator[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-def _store_batch(
-    store: Store, batch: list[Paper], report: FileReport, build_card: Callable[[Paper], Card]
-) -> None:
-    conn = store.conn
-    stored = papers.existing_ids(conn, {p.paper_id for p in batch})
-    new: dict[str, Paper] = {}
-    for paper in batch:
-        if paper.paper_id in stored:
-            report.present += 1
-            papers.add_sources(conn, [(paper.paper_id, s) for s in paper.sources])
-            papers.fill_missing_fields(conn, paper)
-        elif paper.paper_id in new:
-            report.present += 1
-            new[paper.paper_id].sources.extend(paper.sources)
-        else:
-            new[paper.paper_id] = paper
-    for paper in new.values():
-        paper.card = build_card(paper)
-    fresh = list(new.values())
-    papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
-    report.new += len(fresh)
-
-
 def _ingest_file(
-    store: Store, path: Path, fmt: str, build_card: Callable[[Paper], Card], progress: bool
+    store: Store,
+    path: Path,
+    fmt: str,
+    build_card: Callable[[Paper], Card],
+    column_map: dict[str, str] | None,
+    progress: bool,
 ) -> tuple[FileReport, bool]:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
+    unit = "record" if fmt == "json" else "line"
     saw_cjk = False
-    with store.transaction():
-        records = tqdm(
-            reader(path), desc=path.name, unit=" papers", disable=not progress, file=sys.stderr, leave=False
-        )
-        for batch in _batches(iter(records), _BATCH):
-            ready: list[Paper] = []
-            for record in batch:
-                report.read += 1
-                paper = record_to_paper(record)
-                if paper is None:
-                    report.skipped.append(
-                        Skip(str(path), record.source.line, "empty abstract (no letter or digit)")
+    batch_store = _BatchStore(store, report, build_card)
+    items = tqdm(
+        reader(path, column_map),
+        desc=path.name,
+        unit=" records",
+        disable=not progress,
+        file=sys.stderr,
+        leave=False,
+    )
+    for batch in _batches(iter(items), _BATCH):
+        ready: list[Paper] = []
+        for item in batch:
+            report.read += 1
+            if isinstance(item, Skip):
+                report.skipped.append(item)
+                continue
+            removed = repair_record(item)
+            if removed:
+                codes = ", ".join(sorted({f"U+{ord(c):04X}" for c in removed}))
+                report.repaired.append(
+                    Skip(
+                        str(path),
+                        item.source.line,
+                        f"removed {len(removed)} invalid characters ({codes})",
+                        unit,
                     )
-                    continue
-                saw_cjk = saw_cjk or has_cjk(paper.clean_text)
-                ready.append(paper)
-            _store_batch(store, ready, report, build_card)
+                )
+            paper = record_to_paper(item)
+            if paper is None:
+                reason = "empty abstract (no letter or digit)"
+                report.skipped.append(Skip(str(path), item.source.line, reason, unit))
+                continue
+            saw_cjk = saw_cjk or has_cjk(paper.clean_text)
+            ready.append(paper)
+        batch_store.store(ready)
     return report, saw_cjk
+
+
+def _index_missing_keys(store: Store) -> None:
+    """Compute near-duplicate keys for stored papers that have none (stored before schema 4)."""
+    while True:
+        missing = papers.papers_missing_dedup_keys(store.conn, _BATCH)
+        if not missing:
+            return
+        keys = [
+            (k, p.paper_id)
+            for p, fp in zip(missing, dedup.fingerprints(missing), strict=True)
+            for k in fp.keys
+        ]
+        papers.add_dedup_keys(store.conn, keys)
+        papers.mark_dedup_indexed(store.conn, [p.paper_id for p in missing])
+
+
+def _resolve_format(path: Path, from_folder: bool, fmt: str | None, column_map: dict[str, str] | None) -> str:
+    """Return the format to read ``path`` with; raise NotAPaperList for a folder's non-paper file."""
+    if fmt:
+        get_reader(fmt)
+        return fmt
+    detected = detect_format(path, column_map)
+    if from_folder and detected == text_list.FORMAT and not is_paper_list_text(path):
+        raise NotAPaperList("not a paper list: no venue header line and no prose paragraph", str(path))
+    return detected
 
 
 def ingest_paths(
@@ -141,36 +377,76 @@ def ingest_paths(
     build_card: Callable[[Paper], Card],
     fmt: str | None = None,
     progress: bool = True,
+    column_map: Mapping[str, str] | str | None = None,
+    strict: bool = False,
 ) -> IngestReport:
     """Ingest files and folders into ``store``; return per-file figures.
 
     Each file is read and stored in one transaction: a file that fails (missing, binary,
-    not UTF-8, unreadable record) leaves nothing half-written and the other files still ingest.
-    Stars, tags and notes are never written.
+    empty, not UTF-8, malformed JSON or CSV) leaves nothing half-written, is reported with its
+    file and line, and the other files still ingest. Stars, tags and notes are never written.
 
     Args:
         store: the open library.
-        paths: files or folders (folders are searched recursively for input files).
+        paths: files or folders (see the module docstring for what a folder walk reads).
         build_card: turns a new Paper into its Card (``paperscope.extract.build_card``).
         fmt: a format name from ``formats.READERS``; None detects it per file.
         progress: show a tqdm progress bar on stderr.
+        column_map: field → column names for CSV/JSON (``{"title": "Paper"}`` or the
+            ``--map`` text ``"title=Paper,abstract=Summary"``); others are inferred.
+        strict: all or nothing: if any record would be skipped or any file fails, nothing is
+            written (the report lists every skip and failure, and ``rolled_back`` is True).
 
     Returns:
         The IngestReport; a rejected file has ``error`` set and counts nothing.
 
+    Raises:
+        InputError: ``fmt`` is not a known format or ``column_map`` is malformed.
+
     """
     started = time.perf_counter()
+    columns = parse_column_map(column_map) if isinstance(column_map, str) else dict(column_map or {})
+    if fmt:
+        get_reader(fmt)
     report = IngestReport()
     saw_cjk = False
-    for path in expand_paths(paths):
-        try:
-            file_report, cjk = _ingest_file(store, path, fmt or detect_format(path), build_card, progress)
-        except InputError as exc:
-            report.files.append(FileReport(path=str(path), format=fmt or "", error=str(exc)))
-            continue
-        saw_cjk = saw_cjk or cjk
-        report.files.append(file_report)
+    outer = store.transaction() if strict else contextlib.nullcontext()
+    try:
+        with outer:
+            with store.transaction() if not strict else contextlib.nullcontext():
+                _index_missing_keys(store)
+            for path, from_folder, ignored in expand_paths(paths):
+                if ignored:
+                    report.files.append(FileReport(path=str(path), ignored=ignored))
+                    continue
+                try:
+                    file_fmt = _resolve_format(path, from_folder, fmt, columns)
+                except NotAPaperList as exc:
+                    if from_folder:
+                        report.files.append(FileReport(path=str(path), ignored=exc.reason))
+                        continue
+                    report.files.append(FileReport(path=str(path), error=str(exc)))
+                    continue
+                except InputError as exc:
+                    report.files.append(FileReport(path=str(path), error=str(exc)))
+                    continue
+                try:
+                    with store.transaction() if not strict else contextlib.nullcontext():
+                        file_report, cjk = _ingest_file(store, path, file_fmt, build_card, columns, progress)
+                except InputError as exc:
+                    report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
+                    continue
+                saw_cjk = saw_cjk or cjk
+                report.files.append(file_report)
+            if strict and (report.skipped or report.failed):
+                raise _StrictAbort
+    except _StrictAbort:
+        report.rolled_back = True
     if saw_cjk:
         report.warnings.append("some abstracts are not in English (CJK text found)")
     report.elapsed_s = time.perf_counter() - started
     return report
+
+
+class _StrictAbort(Exception):
+    """Raised inside the strict-mode transaction to roll it back."""

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import Record, Source
-from .files import read_text_file
+from .files import iter_lines
 
-__all__ = ["FORMAT", "parse_header", "read_text_list"]
+__all__ = ["FORMAT", "parse_header", "read_text_list", "looks_like_text_list"]
 
 FORMAT = "text-list"
 
@@ -37,36 +37,57 @@ def read_text_list(path: Path) -> Iterator[Record]:
 
     A paragraph is a run of non-blank lines; a line of only spaces (regular, non-breaking or
     ideographic) is blank. ``Record.source.line`` is the 1-based line where the paragraph starts.
+    The file is read line by line, so memory holds one paragraph however large the file.
 
     Raises:
         InputError: the file is missing, unreadable, empty, binary or not UTF-8.
 
     """
-    lines = read_text_file(path).split("\n")
     venue: str | None = None
     year: int | None = None
-    start = 0
-    while start < len(lines) and not lines[start].strip(_WS):
-        start += 1
-    if start < len(lines):
-        header = parse_header(lines[start])
-        if header:
-            venue, year = header
-            start += 1
+    seen_text = False
     paragraph: list[str] = []
     first_line = 0
-    for number in range(start, len(lines) + 1):
-        line = lines[number].rstrip(_WS) if number < len(lines) else ""
-        if line.strip(_WS):
-            if not paragraph:
-                first_line = number + 1
-            paragraph.append(line.strip(_WS))
+    for number, line in iter_lines(path):
+        stripped = line.strip(_WS)
+        if not stripped:
+            if paragraph:
+                yield Record(
+                    "\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year
+                )
+                paragraph = []
             continue
-        if paragraph:
-            yield Record(
-                abstract="\n".join(paragraph),
-                source=Source(str(path), first_line, FORMAT),
-                venue=venue,
-                year=year,
-            )
-            paragraph = []
+        if not seen_text:
+            seen_text = True
+            header = parse_header(stripped)
+            if header:
+                venue, year = header
+                continue
+        if not paragraph:
+            first_line = number
+        paragraph.append(stripped)
+    if paragraph:
+        yield Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
+
+
+def looks_like_text_list(head: str) -> bool:
+    """Return True when the start of a text file reads as a paper list, not as notes or a word list.
+
+    Used for files met while walking a folder: a list starts with a venue header
+    (``ICML 2026 Papers``), or its first paragraph is prose (at least 25 words with lines of
+    60 characters or more on average, as abstracts are). A list of labels, one per line
+    (``iclr2026_primary_areas.txt``), or comment lines are not.
+    """
+    lines = [line.strip(_WS) for line in head.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    paragraph: list[str] = []
+    for line in lines:
+        if not line:
+            if paragraph:
+                break
+            continue
+        if not paragraph and parse_header(line):
+            return True
+        paragraph.append(line)
+    words = sum(len(line.split()) for line in paragraph)
+    mean_length = sum(len(line) for line in paragraph) / max(1, len(paragraph))
+    return words >= 25 and mean_length >= 60

@@ -69,4 +69,17 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX embeddings_model ON embeddings (model_id, content_hash);
     """,
+    # 2: reserved for the topics tables (merged from the topics branch).
+    "",
+    # 3: near-duplicate keys (ingest/dedup.py) and a filterable decision column.
+    """
+    CREATE TABLE dedup_keys (
+        key      INTEGER NOT NULL,
+        paper_id TEXT NOT NULL REFERENCES papers (paper_id),
+        PRIMARY KEY (key, paper_id)
+    ) WITHOUT ROWID;
+    ALTER TABLE papers ADD COLUMN dedup_indexed INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX papers_not_dedup_indexed ON papers (paper_id) WHERE dedup_indexed = 0;
+    CREATE INDEX papers_decision ON papers (decision);
+    """,
 ]

@@ -18,11 +18,17 @@ __all__ = [
     "get_paper",
     "iter_papers",
     "resolve_paper_id",
-    "fill_missing_fields",
+    "update_paper_fields",
+    "add_dedup_keys",
+    "find_dedup_keys",
+    "dedup_rows",
+    "papers_missing_dedup_keys",
+    "mark_dedup_indexed",
 ]
 
 _JSON_FIELDS = ("authors", "keywords", "urls", "external_ids")
-_MERGE_FIELDS = ("title", "venue", "year", "decision", "source_area")
+_SCALAR_FIELDS = ("title", "venue", "year", "decision", "source_area")
+_CHUNK = 500  # bound parameters per IN (...) list, well under SQLite's limit
 
 
 def existing_ids(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> set[str]:
@@ -45,8 +51,8 @@ def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes:
     """
     conn.executemany(
         "INSERT INTO papers (paper_id, abstract, clean_text, title, authors, venue, year, decision,"
-        " keywords, source_area, urls, external_ids, content_hash)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " keywords, source_area, urls, external_ids, content_hash, dedup_indexed)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,1)",
         [
             (
                 p.paper_id,
@@ -87,34 +93,83 @@ def add_sources(conn: sqlite3.Connection, sources: list[tuple[str, Source]]) -> 
     return conn.total_changes - before
 
 
-def fill_missing_fields(conn: sqlite3.Connection, paper: Paper) -> None:
-    """Fill fields the stored paper lacks from ``paper`` (first non-empty value wins).
+def update_paper_fields(conn: sqlite3.Connection, paper: Paper, fields: Iterable[str]) -> None:
+    """Write the named metadata fields of ``paper`` to its stored row (call inside a transaction).
 
-    Title changes also update the lexical index row.
+    ``fields`` are names of ``Paper`` metadata (title, authors, venue, year, decision, keywords,
+    source_area, urls, external_ids); the abstract and ``paper_id`` never change. A new title
+    also updates the lexical index row.
     """
-    row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper.paper_id,)).fetchone()
-    updates: dict[str, object] = {}
-    for name in _MERGE_FIELDS:
-        if row[name] in (None, "") and getattr(paper, name) not in (None, ""):
-            updates[name] = getattr(paper, name)
-    for name in _JSON_FIELDS:
-        stored = json.loads(row[name])
-        new = getattr(paper, name)
-        if isinstance(stored, list):
-            merged = stored + [v for v in new if v not in stored]
-        else:
-            merged = {**new, **stored}
-        if merged != stored:
-            updates[name] = json.dumps(merged, ensure_ascii=False)
-    if not updates:
+    names = [f for f in fields if f in _SCALAR_FIELDS or f in _JSON_FIELDS]
+    if not names:
         return
-    assignments = ", ".join(f"{k} = ?" for k in updates)
-    conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*updates.values(), paper.paper_id])
-    if "title" in updates:
+    values = [
+        json.dumps(getattr(paper, f), ensure_ascii=False) if f in _JSON_FIELDS else getattr(paper, f)
+        for f in names
+    ]
+    assignments = ", ".join(f"{f} = ?" for f in names)
+    conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*values, paper.paper_id])
+    if "title" in names:
         conn.execute(
             "UPDATE papers_fts SET title = ? WHERE paper_id = ?",
-            (segment(str(updates["title"]), for_index=True), paper.paper_id),
+            (segment(paper.title or "", for_index=True), paper.paper_id),
         )
+
+
+def add_dedup_keys(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
+    """Store near-duplicate keys ``(key, paper_id)`` (64-bit signed integers; see ``ingest/dedup.py``)."""
+    conn.executemany("INSERT OR IGNORE INTO dedup_keys (key, paper_id) VALUES (?, ?)", rows)
+
+
+def find_dedup_keys(conn: sqlite3.Connection, keys: Iterable[int]) -> dict[int, list[str]]:
+    """Return the stored papers of each key that has any: ``{key: [paper_id, ...]}``."""
+    wanted = list(dict.fromkeys(keys))
+    found: dict[int, list[str]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for key, paper_id in conn.execute(
+            f"SELECT key, paper_id FROM dedup_keys WHERE key IN ({marks})", chunk
+        ):
+            found.setdefault(key, []).append(paper_id)
+    return found
+
+
+def dedup_rows(
+    conn: sqlite3.Connection, paper_ids: Iterable[str]
+) -> dict[str, tuple[str | None, str, dict[str, str]]]:
+    """Return ``{paper_id: (title, clean_text, external_ids)}`` for the stored papers among ``paper_ids``."""
+    ids = list(dict.fromkeys(paper_ids))
+    out: dict[str, tuple[str | None, str, dict[str, str]]] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(
+            f"SELECT paper_id, title, clean_text, external_ids FROM papers WHERE paper_id IN ({marks})", chunk
+        ):
+            out[row[0]] = (row[1], row[2], json.loads(row[3]))
+    return out
+
+
+def papers_missing_dedup_keys(conn: sqlite3.Connection, limit: int) -> list[Paper]:
+    """Return up to ``limit`` stored papers whose near-duplicate keys were never computed.
+
+    Papers stored before schema version 4 (or by code that does not compute keys) have none.
+    Only the fields dedup reads are filled in the returned Papers.
+    """
+    rows = conn.execute(
+        "SELECT paper_id, title, clean_text, external_ids FROM papers WHERE dedup_indexed = 0 LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return [
+        Paper(paper_id=r[0], abstract="", clean_text=r[2], title=r[1], external_ids=json.loads(r[3]))
+        for r in rows
+    ]
+
+
+def mark_dedup_indexed(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> None:
+    """Record that the near-duplicate keys of these papers are stored."""
+    conn.executemany("UPDATE papers SET dedup_indexed = 1 WHERE paper_id = ?", [(p,) for p in paper_ids])
 
 
 def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
@@ -173,14 +228,22 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
     return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
 
 
-def iter_papers(conn: sqlite3.Connection) -> Iterator[Paper]:
-    """Yield every stored paper, oldest first, with sources and cards (streams; constant memory)."""
+def iter_papers(conn: sqlite3.Connection, decision: str | None = None) -> Iterator[Paper]:
+    """Yield every stored paper, oldest first, with sources and cards (streams; constant memory).
+
+    With ``decision`` set, only papers whose stored decision/status equals it (case-insensitive:
+    ``"reject"`` matches ``Reject``) are yielded.
+    """
     sources: dict[str, list[Source]] = {}
     for r in conn.execute("SELECT paper_id, path, line, format FROM sources ORDER BY rowid"):
         sources.setdefault(r["paper_id"], []).append(Source(r["path"], r["line"], r["format"]))
+    where, params = (
+        ("", ()) if decision is None else (" WHERE papers.decision = ? COLLATE NOCASE", (decision,))
+    )
     cursor = conn.execute(
         "SELECT papers.*, cards.data AS card_data FROM papers"
-        " LEFT JOIN cards USING (paper_id) ORDER BY papers.rowid"
+        f" LEFT JOIN cards USING (paper_id){where} ORDER BY papers.rowid",
+        params,
     )
     for row in cursor:
         card = _card_from_json(row["card_data"]) if row["card_data"] else None

@@ -1,0 +1,114 @@
+"""Format sniffing (extension plus first bytes) and what a folder walk reads, ignores or rejects."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from paperscope import Library
+from paperscope.ingest.formats import READERS, NotAPaperList, detect_format
+from paperscope.ingest.pipeline import expand_paths
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "expected"),
+    [
+        ("a.json", '[{"title": "t", "abstract": "a"}]', "json"),
+        ("a.txt", ' \n[{"title": "t", "abstract": "a"}]', "json"),
+        ("a.json", '{"abstract": "a"}\n{"abstract": "b"}\n', "jsonl"),
+        (
+            "a.data",
+            '{"id": "0704.0001", "abstract": "a", "versions": [], "categories": "cs.LG"}\n',
+            "arxiv-jsonl",
+        ),
+        ("a.csv", "title,abstract\nT,A\n", "csv"),
+        ("a.tsv", "title\tabstract\nT\tA\n", "csv"),
+        ("a.txt", "title,abstract,url\nT,A,\n", "csv"),
+        ("a.bib", "@article{k, title={T}, abstract={A}}\n", "bibtex"),
+        ("a.txt", "@inproceedings{k, title={T}, abstract={A}}\n", "bibtex"),
+        ("a.txt", "ICML 2026 Papers\n\nWe study graphs, sets, and more.\n", "text-list"),
+        ("a", "We study graphs, sets, and more.\n", "text-list"),
+    ],
+)
+def test_detect_format(tmp_path: Path, name: str, body: str, expected: str) -> None:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    assert detect_format(path) == expected
+    assert expected in READERS
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "message"),
+    [
+        (
+            "q.jsonl",
+            '{"_id": "0", "text": "a claim", "metadata": {}}\n',
+            "no abstract field (_id, text, metadata)",
+        ),
+        (
+            "qrels.tsv",
+            "query-id\tcorpus-id\tscore\r\n1\t2\t1\r\n",
+            "no abstract column (query-id, corpus-id, score)",
+        ),
+        ("obj.json", '{\n  "papers": []\n}\n', "one JSON object, expected an array of papers"),
+    ],
+)
+def test_structured_files_without_abstracts_are_not_paper_lists(
+    tmp_path: Path, name: str, body: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(NotAPaperList, match=re.escape(message)):
+        detect_format(path)
+
+
+def test_folder_walk_reads_paper_lists_and_ignores_the_rest(tmp_path: Path, icml_dir: Path) -> None:
+    root = tmp_path / "data"
+    (root / "beir" / "qrels").mkdir(parents=True)
+    (root / "beir" / "corpus.csv").write_text("title,abstract\nT,Some abstract text.\n", encoding="utf-8")
+    (root / "beir" / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n", encoding="utf-8")
+    (root / "lists").mkdir()
+    (root / "lists" / "icml.txt").write_text(
+        (icml_dir / "000_9f997565051fc2a1.txt").read_text(), encoding="utf-8"
+    )
+    (root / "lists" / "areas.txt").write_text("# areas\nlearning theory\noptimization\n", encoding="utf-8")
+    (root / "lists" / "labels.jsonl").write_text('{"qid": "q1", "query": "x"}\n', encoding="utf-8")
+    (root / "README.md").write_text("ICML 2026 Papers\n\nNot a list, documentation.\n", encoding="utf-8")
+    (root / "lists" / ".hidden.json").write_text("[]", encoding="utf-8")
+    walked = [
+        (p.relative_to(root).as_posix(), from_folder, bool(reason))
+        for p, from_folder, reason in expand_paths([root])
+    ]
+    assert walked == [
+        ("beir", True, True),
+        ("lists/areas.txt", True, False),
+        ("lists/icml.txt", True, False),
+        ("lists/labels.jsonl", True, False),
+    ]
+    with Library(tmp_path / "lib.db") as lib:
+        report = lib.ingest([root])
+        assert [(Path(f.path).name, f.ignored is not None, f.error) for f in report.files] == [
+            ("beir", True, None),
+            ("areas.txt", True, None),
+            ("icml.txt", False, None),
+            ("labels.jsonl", True, None),
+        ]
+        assert report.files[0].ignored.startswith("retrieval test collection (BEIR layout")
+        assert (report.read, report.new) == (19, 19)
+        # Named on the command line, a non-paper file is an error, and a corpus file is read.
+        named = lib.ingest([root / "lists" / "labels.jsonl", root / "beir" / "corpus.csv"])
+        assert named.files[0].error.startswith(f"{root / 'lists' / 'labels.jsonl'}: not a paper list")
+        assert (named.files[1].new, named.files[1].error) == (1, None)
+
+
+def test_explicit_format_overrides_sniffing(tmp_path: Path) -> None:
+    path = tmp_path / "list.json"
+    path.write_text("ICML 2026 Papers\n\nAn abstract in a file with the wrong extension.\n", encoding="utf-8")
+    with Library(tmp_path / "lib.db") as lib:
+        assert lib.ingest([path]).failed[0].error.startswith(f"{path}:1: malformed JSON")
+        report = lib.ingest([path], fmt="text-list")
+        assert (report.new, report.failed) == (1, [])
+        assert json.loads(json.dumps(report.to_dict()))["files"][0]["format"] == "text-list"

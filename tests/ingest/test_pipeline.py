@@ -1,0 +1,209 @@
+"""Ingest pipeline: bug cases 5, 9, 10, 11; the per-file report; repairs; --strict; failed files change nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperscope import Library
+from paperscope.cli import cli
+
+TABLES = ("papers", "sources", "cards", "papers_fts")
+
+
+def _counts(lib: Library) -> dict[str, int]:
+    counts = {t: lib.store.count(t) for t in TABLES}
+    counts["dedup_keys"] = lib.store.conn.execute("SELECT count(*) FROM dedup_keys").fetchone()[0]
+    return counts
+
+
+def test_case5_entities_decoded_exactly_once(tmp_path: Path, fresh_library: Library) -> None:
+    path = tmp_path / "f5.json"
+    path.write_text(
+        '[{"title": "Q&amp;A over Graphs with R&amp;D Priors",\n'
+        '  "abstract": "Our error drops to &lt;1% and accuracy stays &gt; 90% on CIFAR-10. See &amp;amp;."}]',
+        encoding="utf-8",
+    )
+    assert fresh_library.ingest([path]).new == 1
+    (paper,) = fresh_library.papers()
+    assert paper.title == "Q&A over Graphs with R&D Priors"
+    assert paper.abstract == "Our error drops to <1% and accuracy stays > 90% on CIFAR-10. See &amp;."
+    assert paper.clean_text == paper.abstract
+    assert [h.paper_id for h in fresh_library.search("Graphs Priors")] == [paper.paper_id]
+
+
+def test_case9_csv_gives_two_papers_with_title_paragraphs_and_url(
+    tmp_path: Path, fresh_library: Library
+) -> None:
+    path = tmp_path / "f9.csv"
+    body = (
+        'title,abstract,url\r\n"APM: Adaptive Pruning","First paragraph on pruning.\r\n\r\n'
+        'Second paragraph, with a comma.",https://github.com/acme/apm\r\n"Second Paper","Plain abstract.",\r\n'
+    )
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8"))
+    report = fresh_library.ingest([path])
+    assert (report.files[0].format, report.read, report.new, report.skipped) == ("csv", 2, 2, [])
+    first, second = fresh_library.papers()
+    assert first.title == "APM: Adaptive Pruning"
+    assert first.abstract == "First paragraph on pruning.\n\nSecond paragraph, with a comma."
+    assert first.urls == ["https://github.com/acme/apm"]
+    assert (second.title, second.urls) == ("Second Paper", [])
+
+
+def test_case10_bibtex_paper(tmp_path: Path, fresh_library: Library) -> None:
+    path = tmp_path / "f10.bib"
+    path.write_text(
+        "@inproceedings{key1,\n"
+        '  title     = {{APM}: Adaptive Pruning for {\\"U}ber-Large Models},\n'
+        "  author    = {Jos{\\'e} Ejemplo and B{\\\"o}rk Platz and {\\^I}le Nom},\n"
+        "  booktitle = {ICML 2026},\n"
+        "  abstract  = {We show a 9.6$\\times$ speedup on CIFAR-10. Code: \\url{https://github.com/acme/apm}},\n"
+        "  year      = {2026}\n}\n",
+        encoding="utf-8",
+    )
+    report = fresh_library.ingest([path])
+    assert (report.files[0].format, report.new) == ("bibtex", 1)
+    (paper,) = fresh_library.papers()
+    assert paper.title == "APM: Adaptive Pruning for Über-Large Models"
+    assert paper.authors == ["José Ejemplo", "Börk Platz", "Île Nom"]
+    assert not any(ch in "".join(paper.authors) for ch in "{}\\")
+    assert (paper.venue, paper.year) == ("ICML", 2026)
+    assert paper.clean_text == "We show a 9.6× speedup on CIFAR-10. Code: https://github.com/acme/apm"
+    assert paper.card.code_urls == ["https://github.com/acme/apm"]
+
+
+def test_case11_blank_and_missing_abstracts_are_skipped_and_reported(
+    tmp_path: Path, fresh_library: Library
+) -> None:
+    path = tmp_path / "f11a.json"
+    path.write_text(
+        '[{"title": "Withdrawn Submission", "abstract": "   "},\n {"title": "   ", "abstract": null},\n'
+        ' {"title": "Only Title Paper"},\n'
+        ' {"title": "Real Paper", "abstract": "We propose a sparse attention method for long documents."}]',
+        encoding="utf-8",
+    )
+    report = fresh_library.ingest([path])
+    assert (report.read, report.new) == (4, 1)
+    assert [str(s) for s in report.skipped] == [
+        f"{path}: record 1: empty abstract (no letter or digit)",
+        f"{path}: record 2: no abstract",
+        f"{path}: record 3: no abstract",
+    ]
+    assert [h.label for h in fresh_library.search("sparse")] == ["Real Paper"]
+
+
+def test_invalid_characters_are_removed_with_a_warning_not_a_failure(
+    tmp_path: Path, fresh_library: Library
+) -> None:
+    path = tmp_path / "bad_chars.jsonl"
+    lines = [
+        json.dumps(
+            {"title": "Ctrl\u0002 Title", "abstract": "An abstract\u0000 with a NUL and \ud800 a surrogate."}
+        ),
+        json.dumps({"title": "Clean", "abstract": "A clean abstract."}),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = fresh_library.ingest([path])
+    assert (report.new, report.skipped, report.failed) == (2, [], [])
+    assert [str(r) for r in report.files[0].repaired] == [
+        f"{path}:1: removed 3 invalid characters (U+0000, U+0002, U+D800)"
+    ]
+    first = next(iter(fresh_library.papers()))
+    assert (first.title, first.abstract) == ("Ctrl Title", "An abstract with a NUL and  a surrogate.")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("missing.json", None, "{path}: no such file"),
+        ("empty.csv", b"\xef\xbb\xbf  \r\n", "{path}: empty file"),
+        ("binary.json", b"[\x00\x01\x02]", "{path}: binary file (NUL bytes); expected UTF-8 text"),
+        ("utf16.csv", "title,abstract\n".encode("utf-16"), "{path}: UTF-16 text; re-save the file as UTF-8"),
+        (
+            "latin1.csv",
+            "title,abstract\nA,Good.\nB,Caf\xe9 au lait.\n".encode("latin-1"),
+            "{path}:3: not UTF-8 (byte 0xe9 at offset 28); re-save the file as UTF-8",
+        ),
+        (
+            "latin1.json",
+            '[{"abstract": "ok"},\n{"abstract": "caf\xe9"}]'.encode("latin-1"),
+            "{path}:2: not UTF-8 (byte 0xe9 at offset 38); re-save the file as UTF-8",
+        ),
+        (
+            "truncated.json",
+            b'[{"abstract": "one"},\n {"abstract": "two"},\n {"abstract": "thr',
+            "{path}:3: malformed JSON: Unterminated string starting at (column 15)",
+        ),
+        (
+            "quote.csv",
+            b'title,abstract\nA,"never closed\n',
+            "{path}:2: malformed CSV: unexpected end of data",
+        ),
+    ],
+)
+def test_a_failed_file_names_file_and_line_and_changes_nothing(
+    tmp_path: Path, icml_dir: Path, name: str, content: bytes | None, message: str
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with Library(tmp_path / "lib.db") as lib:
+        lib.ingest([icml_dir / "000_9f997565051fc2a1.txt"])
+        before = _counts(lib)
+        report = lib.ingest([path, icml_dir / "001_d57e93a6687b01f8.txt"])
+        assert [f.error for f in report.failed] == [message.format(path=path)]
+        after = _counts(lib)
+        assert after["papers"] == before["papers"] + 19
+        assert after["sources"] == before["sources"] + 19
+
+
+def test_malformed_csv_mid_file_rolls_back_that_file(tmp_path: Path, fresh_library: Library) -> None:
+    path = tmp_path / "mid.csv"
+    path.write_text('title,abstract\nA,"First abstract."\nB,"Second abstract\n', encoding="utf-8")
+    before = _counts(fresh_library)
+    report = fresh_library.ingest([path])
+    assert report.failed[0].error == f"{path}:3: malformed CSV: unexpected end of data"
+    assert _counts(fresh_library) == before
+
+
+def test_strict_writes_nothing_when_a_record_would_be_skipped(tmp_path: Path, icml_dir: Path) -> None:
+    bad = tmp_path / "blank.json"
+    bad.write_text('[{"title": "x", "abstract": "  "}, {"abstract": "A fine abstract."}]', encoding="utf-8")
+    with Library(tmp_path / "lib.db") as lib:
+        before = _counts(lib)
+        report = lib.ingest([icml_dir / "000_9f997565051fc2a1.txt", bad], strict=True)
+        assert report.rolled_back
+        assert [str(s) for s in report.skipped] == [f"{bad}: record 1: empty abstract (no letter or digit)"]
+        assert _counts(lib) == before
+        clean = lib.ingest([icml_dir / "000_9f997565051fc2a1.txt"], strict=True)
+        assert (clean.rolled_back, clean.new, len(lib)) == (False, 19, 19)
+
+
+def test_cli_ingest_report_map_and_strict(tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    csv_path = tmp_path / "list.csv"
+    csv_path.write_text("Paper,Body\nA Title,An abstract here.\nB Title,   \n", encoding="utf-8")
+    runner = CliRunner()
+    strict = runner.invoke(
+        cli, ["--db", db, "ingest", str(csv_path), "--map", "title=Paper,abstract=Body", "--strict"]
+    )
+    assert strict.exit_code == 1
+    assert f"skipped {csv_path}:3: empty abstract (no letter or digit)" in strict.stderr
+    assert "nothing written (--strict): 1 records would be skipped, 0 files failed" in strict.stderr
+    result = runner.invoke(cli, ["--db", db, "ingest", str(csv_path), "--map", "title=Paper,abstract=Body"])
+    assert result.exit_code == 0
+    assert (
+        result.stdout.splitlines()[0] == f"{csv_path}: read 2, new 1, already present 0, merged 0, skipped 1"
+    )
+    assert result.stdout.splitlines()[-1].startswith(
+        "total: read 2, new 1, already present 0, skipped 1, files failed 0, merged 0, files ignored 0"
+    )
+    bad_map = runner.invoke(cli, ["--db", db, "ingest", str(csv_path), "--map", "colour=Paper"])
+    assert bad_map.exit_code == 1 and "unknown field 'colour'" in bad_map.stderr
+    bad_format = runner.invoke(cli, ["--db", db, "ingest", str(csv_path), "--format", "xml"])
+    assert bad_format.exit_code == 2
+    shown = json.loads(runner.invoke(cli, ["--db", db, "search", "abstract", "--json"]).stdout)
+    assert [h["label"] for h in shown] == ["A Title"]
