@@ -179,7 +179,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="File (default stdout).")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="File (default stdout)."
+)
 @click.pass_context
 def export(ctx: click.Context, fmt: str, out: Path | None) -> None:
     """Export every paper, one JSON object per line.

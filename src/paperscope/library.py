@@ -46,7 +46,9 @@ class Library:
         self.close()
 
     # -- ingest ---------------------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False) -> IngestReport:
+    def ingest(
+        self, paths: Iterable[str | Path], fmt: str | None = None, progress: bool = False
+    ) -> IngestReport:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`."""
         return ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
 
@@ -142,4 +144,8 @@ class Library:
         """Return ``{"starred": bool, "tags": [...], "note": str | None}`` for a paper."""
         conn = self.store.conn
         pid = papers.resolve_paper_id(conn, paper_id)
-        return {"starred": marks.is_starred(conn, pid), "tags": marks.tags_of(conn, pid), "note": marks.note_of(conn, pid)}
+        return {
+            "starred": marks.is_starred(conn, pid),
+            "tags": marks.tags_of(conn, pid),
+            "note": marks.note_of(conn, pid),
+        }

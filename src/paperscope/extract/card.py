@@ -9,6 +9,7 @@ character spans in it, so the UI can highlight them. Fields in ``Card.extra``:
 from __future__ import annotations
 
 from ..models import Card, Paper
+from .area import predict_area
 from .claims import extract_claims
 from .contributions import extract_contribution_types
 from .datasets import extract_datasets
@@ -40,6 +41,9 @@ def build_card(paper: Paper) -> Card:
             "tasks": [t.to_dict() for t in extract_tasks(clean, methods)],
             "datasets": [d.to_dict() for d in extract_datasets(clean, methods)],
             "claims": [c.to_dict() for c in extract_claims(clean)],
+            "area": predict_area(
+                clean, paper.title or "", ", ".join(paper.keywords), paper.source_area
+            ).to_dict(),
             "project_urls": project_urls,
             "venue": paper.venue,
             "year": paper.year,

@@ -41,7 +41,11 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
         path = Path(raw)
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in _INPUT_SUFFIXES and not child.name.startswith("."):
+                if (
+                    child.is_file()
+                    and child.suffix.lower() in _INPUT_SUFFIXES
+                    and not child.name.startswith(".")
+                ):
                     yield child
         else:
             yield path
@@ -81,7 +85,9 @@ def _batches(records: Iterator[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-def _store_batch(store: Store, batch: list[Paper], report: FileReport, build_card: Callable[[Paper], Card]) -> None:
+def _store_batch(
+    store: Store, batch: list[Paper], report: FileReport, build_card: Callable[[Paper], Card]
+) -> None:
     conn = store.conn
     stored = papers.existing_ids(conn, {p.paper_id for p in batch})
     new: dict[str, Paper] = {}
@@ -109,14 +115,18 @@ def _ingest_file(
     reader = get_reader(fmt)
     saw_cjk = False
     with store.transaction():
-        records = tqdm(reader(path), desc=path.name, unit=" papers", disable=not progress, file=sys.stderr, leave=False)
+        records = tqdm(
+            reader(path), desc=path.name, unit=" papers", disable=not progress, file=sys.stderr, leave=False
+        )
         for batch in _batches(iter(records), _BATCH):
             ready: list[Paper] = []
             for record in batch:
                 report.read += 1
                 paper = record_to_paper(record)
                 if paper is None:
-                    report.skipped.append(Skip(str(path), record.source.line, "empty abstract (no letter or digit)"))
+                    report.skipped.append(
+                        Skip(str(path), record.source.line, "empty abstract (no letter or digit)")
+                    )
                     continue
                 saw_cjk = saw_cjk or has_cjk(paper.clean_text)
                 ready.append(paper)

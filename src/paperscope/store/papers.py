@@ -121,7 +121,10 @@ def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
     """Insert or replace cards (call inside a transaction)."""
     conn.executemany(
         "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
-        [(pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version) for pid, c in cards],
+        [
+            (pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version)
+            for pid, c in cards
+        ],
     )
 
 
