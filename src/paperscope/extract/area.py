@@ -68,10 +68,11 @@ class AreaPrediction:
 
 
 @functools.cache
-def _area_lexicons() -> tuple[tuple[str, ...], dict[str, list[tuple[re.Pattern[str], float]]]]:
+def _area_lexicons() -> tuple[tuple[str, ...], dict[str, list[tuple[str, re.Pattern[str], float]]]]:
+    """Return the 21 areas and, per area, its terms as (literal probe, pattern, weight)."""
     body = resources.files("paperscope.extract").joinpath("data", "areas.txt").read_text(encoding="utf-8")
     areas: list[str] = []
-    lexicons: dict[str, list[tuple[re.Pattern[str], float]]] = {}
+    lexicons: dict[str, list[tuple[str, re.Pattern[str], float]]] = {}
     for line in body.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
@@ -83,9 +84,12 @@ def _area_lexicons() -> tuple[tuple[str, ...], dict[str, list[tuple[re.Pattern[s
                 continue
             term, _, weight = term.partition(":")
             prefix = term.endswith("*")
-            body_re = re.escape(term.rstrip("*")).replace(r"\ ", r"[\s-]+")
+            stem = term.rstrip("*")
+            body_re = re.escape(stem).replace(r"\ ", r"[\s-]+")
             pattern = rf"(?<![\w-]){body_re}" + (r"" if prefix else r"(?![\w-])")
-            compiled.append((re.compile(pattern, re.IGNORECASE), float(weight or 1)))
+            # The probe (first word, lower-cased) is a cheap substring test before the regex runs.
+            probe = re.split(r"[^\w]", stem.lower())[0]
+            compiled.append((probe, re.compile(pattern, re.IGNORECASE), float(weight or 1)))
         lexicons[area] = compiled
     return tuple(areas), lexicons
 
@@ -100,9 +104,15 @@ AREAS: tuple[str, ...] = _areas()
 def lexicon_scores(text: str, areas: Iterable[str] | None = None) -> dict[str, float]:
     """Return the zero-shot score of each area: the summed weights of its distinct terms in ``text``."""
     _, lexicons = _area_lexicons()
+    # Probes are word starts: " gene" is not a probe hit inside "generate".
+    lowered = " " + re.sub(r"[^\w\s]", " ", text.lower())
     out = {}
     for area in areas if areas is not None else AREAS:
-        out[area] = sum(weight for pattern, weight in lexicons.get(area, []) if pattern.search(text))
+        out[area] = sum(
+            weight
+            for probe, pattern, weight in lexicons.get(area, [])
+            if " " + probe in lowered and pattern.search(text)
+        )
     return out
 
 
@@ -149,7 +159,7 @@ class AreaModel:
         self.offsets = np.cumsum([0] + [len(v) for v in self.vocabularies])
         self.coef = coef.astype(np.float32)
         self.intercept = intercept.astype(np.float32)
-        self.classes = list(classes)
+        self.classes = [str(c) for c in classes]
         self.stop_words = stop_words
         self.temperature = temperature
 

@@ -68,11 +68,12 @@ _APPOSITION_RE = re.compile(
 _CLAUSE_END_RE = re.compile(
     r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("
 )
-_PAREN_DEF_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*\(([A-Z][\w\-²³]{1,12})\)")
+_SF_RE = re.compile(r"\(([A-Z][\w\-²³]{1,12})\)")
+_LEFT_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*$")
 _STUDY_RE = re.compile(
     r"\b(?:we|this\s+(?:paper|work|study))\s+(?:first\s+|further\s+|also\s+)?"
     r"(?:propose|introduce|present|develop|design|study|investigate|analy[sz]e|formali[sz]e|examine|revisit"
-    r"|characteri[sz]e|derive|build)s?d?\s+(?:(?:and|to)\s+\w+\s+)?([^,;.:]+)",
+    r"|characteri[sz]e|derive|build)s?d?\s+(?:(?:and|to)\s+\w+\s+)?((?:[^,;.:]|[.:](?=\S))+)",
     re.IGNORECASE,
 )
 
@@ -105,9 +106,12 @@ def opening_task(clean: str) -> str | None:
     Model classes (a plural short form such as ``LLMs``) are not tasks.
     """
     for sentence in split_sentences(clean)[:2]:
-        for m in _PAREN_DEF_RE.finditer(sentence.text):
-            sf = m.group(2)
+        for paren in _SF_RE.finditer(sentence.text):
+            sf = paren.group(1)
             if sf.endswith("s") and sf[:-1].isupper():
+                continue
+            m = _LEFT_RE.search(sentence.text, max(0, paren.start() - 84), paren.start())
+            if not m:
                 continue
             words = m.group(1).split()
             initials = [w[0].lower() for w in words]

@@ -330,10 +330,21 @@ def _is_short_form(content: str) -> bool:
     return sum(ch.isalpha() for ch in c) >= 1 and not c.replace(".", "").isdigit()
 
 
+# Cheap substring probes (on the lower-cased text) that must be present before a cue regex runs.
+_CUE_PROBES = (
+    (_CUE_RE, "cue", ("we ", "this ", "our ", "the paper", "the work")),
+    (_OUR_APPOSITIVE_RE, "cue", ("our ",)),
+    (_NAMED_RE, "named", ("named", "called", "dubbed", "coined", "termed", "which we")),
+)
+
+
 def _scopes(sentence: Sentence) -> list[tuple[int, int, str]]:
     """Return the cue scopes of a sentence as absolute ``(start, end, kind)`` spans."""
     out: list[tuple[int, int, str]] = []
-    for regex, kind in ((_CUE_RE, "cue"), (_OUR_APPOSITIVE_RE, "cue"), (_NAMED_RE, "named")):
+    lowered = sentence.text.lower()
+    for regex, kind, probes in _CUE_PROBES:
+        if not any(p in lowered for p in probes):
+            continue
         for m in regex.finditer(sentence.text):
             if kind == "named" and _PHENOMENON_RE.search(sentence.text[: m.start()]):
                 continue
@@ -576,11 +587,12 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                 if is_coined(tok) and re.match(r",\s+(?:an?|the)\s", after):
                     col.add(tok, t.start(), t.end(), "cue")
 
-    for m in _OUR_COINED_RE.finditer(clean):
+    lowered = clean.lower()
+    for m in _OUR_COINED_RE.finditer(clean) if "our " in lowered else ():
         tok = m.group(1)
         if is_coined(tok) and not is_generic(tok):
             col.add(tok, m.start(1), m.end(1), "cue")
-    for m in _COLON_NAME_RE.finditer(clean):
+    for m in _COLON_NAME_RE.finditer(clean) if ":" in clean else ():
         name = m.group(1)
         if _count(name, clean) >= 2:
             col.add(name, m.start(1), m.end(1), "cue")
