@@ -82,3 +82,12 @@ def test_case_6_card(tmp_path: Path):
     assert card["label"] == "C²R — Cross-Consistency Regularization"
     assert [(c["value"], c["unit"], c["what"]) for c in card["claims"]] == [("9.6", "×", "faster")]
     assert json.dumps(card, ensure_ascii=False).count("$") == 0
+
+
+def test_build_cards_in_two_processes_equals_one(icml_papers):
+    from paperscope.extract import build_cards
+
+    one = [(pid, card.to_dict()) for pid, card in build_cards(icml_papers[:12], workers=1)]
+    two = [(pid, card.to_dict()) for pid, card in build_cards(icml_papers[:12], workers=2, chunk_size=5)]
+    assert one == two
+    assert [pid for pid, _ in one] == [p.paper_id for p in icml_papers[:12]]

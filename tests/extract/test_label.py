@@ -36,3 +36,12 @@ def test_label_is_bounded_and_free_of_markup():
     assert label.startswith("FooNet — ")
     assert len(label) <= MAX_LABEL_CHARS
     assert not any(r in label for r in ("*", "$", "\\", "mathcal"))
+
+
+def test_title_label_reshapes_name_colon_subtitle():
+    from paperscope.extract.label import title_label
+
+    assert title_label("PAGE: A Simple and Optimal Probabilistic Gradient Estimator") == (
+        "PAGE — A Simple and Optimal Probabilistic Gradient Estimator"
+    )
+    assert title_label("Exponential Machines") == "Exponential Machines"

@@ -182,7 +182,7 @@ def _field_eval(gold: list[dict[str, Any]], papers: dict[tuple[str, int], Paper]
             label_total += 1
             label_hits += any(_name_key(paper.label).startswith(_name_key(n)) for n in g["method_names"])
         area_gold.append(g["iclr_primary_area"])
-        area_pred.append(extra.get("area", {}).get("label") or predict_area(paper.clean_text).label)
+        area_pred.append((extra.get("area") or {}).get("label") or predict_area(paper.clean_text).label)
     return {
         "fields": {f: prf(*c) for f, c in counts.items()},
         "label_rate": label_hits / label_total if label_total else 0.0,

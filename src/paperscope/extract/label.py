@@ -20,7 +20,7 @@ import re
 from ._spans import is_generic, scrub, split_sentences
 from .methods import MethodName, primary_method
 
-__all__ = ["build_label", "opening_task", "MAX_LABEL_CHARS"]
+__all__ = ["build_label", "title_label", "opening_task", "MAX_LABEL_CHARS"]
 
 #: Labels are cut at a word boundary to this many characters (one line in a result list).
 MAX_LABEL_CHARS = 110
@@ -185,6 +185,8 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
         a non-empty text.
 
     """
+    if not clean.strip():
+        return ""
     primary = primary_method(methods)
     if primary is None:
         phrase = _phrase_without_name(clean)
@@ -198,3 +200,21 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
         return _join(primary.name, phrase)
     phrase = _apposition(clean, primary) or task or _tail_after(clean, primary)
     return _join(primary.name, phrase)
+
+
+_TITLE_NAME_RE = re.compile(r"^\s*([^:]{1,40}?)\s*:\s+(\S.*)$")
+
+
+def title_label(title: str) -> str:
+    """Return the label of a paper that has a title: ``"PAGE: A Simple …"`` gives ``"PAGE — A Simple …"``.
+
+    A title already says what the paper does; only its "NAME: subtitle" form is reshaped to the
+    label's "NAME — phrase" form, and long titles are cut at a word boundary.
+    """
+    title = " ".join(title.split())
+    m = _TITLE_NAME_RE.match(title)
+    if m and len(m.group(1).split()) <= 4:
+        return _join(m.group(1), m.group(2))
+    return (
+        _join(title, None) if len(title) <= MAX_LABEL_CHARS else _trim(title[:MAX_LABEL_CHARS], max_words=200)
+    )
