@@ -34,8 +34,13 @@ class Sentence:
     end: int
 
 
+@functools.lru_cache(maxsize=16)
 def split_sentences(text: str) -> list[Sentence]:
-    """Split ``text`` into sentences with their character spans (abbreviation-aware)."""
+    """Split ``text`` into sentences with their character spans (abbreviation-aware).
+
+    Cached for the last few texts: every extractor of one card splits the same abstract.
+    Callers must not mutate the returned list.
+    """
     sentences: list[Sentence] = []
     start = 0
     for m in _SENT_END_RE.finditer(text):
@@ -73,6 +78,7 @@ def GENERIC_TERMS() -> frozenset[str]:  # noqa: N802 - reads like the constant i
     return load_terms("generic_terms.txt")
 
 
+@functools.lru_cache(maxsize=65536)
 def is_generic(token: str) -> bool:
     """Return True when ``token`` (or its singular) is in the generic-terms stoplist."""
     terms = GENERIC_TERMS()
@@ -87,6 +93,7 @@ _SUPER = "²³⁴"
 _COINED_RE = re.compile(r"^[A-Za-z0-9²³⁴][A-Za-z0-9²³⁴\-+]*[A-Za-z0-9²³⁴+]$|^[A-Z]$")
 
 
+@functools.lru_cache(maxsize=65536)
 def is_coined(token: str) -> bool:
     """Return True when ``token`` looks like a coined name: ``KREPES``, ``OmniFit``, ``ODE-M``, ``C²R``.
 

@@ -26,10 +26,10 @@ METRIC_UNITS = (
 )
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _REL = r"(?:[<>≤≥~≈]|&lt;|&gt;)"
-_FACTOR_RE = re.compile(rf"(?<![\w.])({_REL}\s?)?({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
-_PERCENT_RE = re.compile(
-    rf"(?<![\w.])({_REL}\s?)?([+\-−]?)({_NUM})\s?(%|percentage points|percent|pp\b|points\b)"
-)
+# Each pattern starts at the digit (fast to scan); a bound written before it ("<1%") is read apart.
+_FACTOR_RE = re.compile(rf"(?<![\w.])({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
+_REL_BEFORE_RE = re.compile(rf"({_REL})\s?$")
+_PERCENT_RE = re.compile(rf"(?<![\w.])([+\-−]?)({_NUM})\s?(%|percentage points|percent|pp\b|points\b)")
 _METRIC_AFTER_RE = re.compile(rf"(?<![\w.])({_NUM})\s+({METRIC_UNITS})(?![\w])")
 _METRIC_BEFORE_RE = re.compile(
     rf"(?<![\w@])({METRIC_UNITS})\s+(?:score\s+)?(?:of|=|:|at)\s+({_NUM})(?![\w.]\d)"
@@ -139,17 +139,23 @@ def extract_claims(clean: str) -> list[Claim]:
         taken.append((start, end))
         claims.append(Claim(_value(value), unit, _what(clean, start, end), start, end, relation))
 
+    def relation(start: int) -> tuple[str, int]:
+        m = _REL_BEFORE_RE.search(clean, max(0, start - 6), start)
+        if not m:
+            return "", start
+        return m.group(1).replace("&lt;", "<").replace("&gt;", ">"), m.start()
+
     for m in _FACTOR_RE.finditer(clean):
-        rel = (m.group(1) or "").strip().replace("&lt;", "<").replace("&gt;", ">")
-        add(m.group(2), "×", m.start(), m.end(), rel)
+        rel, start = relation(m.start())
+        add(m.group(1), "×", start, m.end(), rel)
     for m in _PERCENT_RE.finditer(clean):
         if _SETTING_BEFORE_RE.search(clean[max(0, m.start() - 20) : m.start()]):
             continue
         if _SETTING_AFTER_RE.match(clean[m.end() :]):
             continue
-        rel = (m.group(1) or "").strip().replace("&lt;", "<").replace("&gt;", ">")
-        unit = "%" if m.group(4) in ("%", "percent") else "pp"
-        add(m.group(3), unit, m.start(), m.end(), rel)
+        rel, start = relation(m.start())
+        unit = "%" if m.group(3) in ("%", "percent") else "pp"
+        add(m.group(2), unit, start, m.end(), rel)
     for m in _METRIC_AFTER_RE.finditer(clean):
         add(m.group(1), m.group(2), m.start(), m.end())
     for m in _METRIC_BEFORE_RE.finditer(clean):

@@ -31,26 +31,40 @@ _INTRO = (
     r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer)"
     r"(?:s|d|ed)?\b"
 )
-# The object of an introduction verb: a short phrase that does not run into a relative clause.
-_OBJECT = r"(?:(?!\b(?:that|which|to|for|on|of|from|with|by|in)\b)[^.;(]){0,60}?"
+_INTRO_RE = re.compile(_INTRO, re.IGNORECASE)
+# The object of an introduction verb ends at punctuation or where a relative clause or a
+# prepositional phrase starts ("we propose a method *for* …"); head nouns are sought before it.
+_OBJECT_END_RE = re.compile(r"[.;(]|\b(?:that|which|to|for|on|of|from|with|by|in)\b", re.IGNORECASE)
+_OBJECT_CHARS = 60
+#: Head nouns that, as the object of an introduction verb, show each type.
+_INTRO_HEADS = {
+    "benchmark": re.compile(r"\bbenchmark\b(?!s? (?:results|performance))", re.IGNORECASE),
+    "dataset": re.compile(r"\b(?:dataset|corpus|data\s+set)\b", re.IGNORECASE),
+    "metric": re.compile(r"\b(?:metrics?|measures?|scores?)\b", re.IGNORECASE),
+    "system": re.compile(
+        r"\b(?:system|library|toolkit|engine|compiler|kernels?|platform|serving|runtime)\b", re.IGNORECASE
+    ),
+    "method": re.compile(
+        r"\b(?:method|framework|algorithm|approach|model|architecture|technique|strategy|mechanism"
+        r"|estimator|optimi[sz]er|scheme|module|loss|pipeline|attack|defen[cs]e|solver|procedure|regulari[sz]er"
+        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool)s?\b",
+        re.IGNORECASE,
+    ),
+}
 _RULES: dict[str, list[str]] = {
     "benchmark": [
-        rf"{_INTRO}{_OBJECT}\bbenchmark\b(?!s? (?:results|performance))",
         r"\b[A-Z][\w-]*Bench\b",
         r"\b(?:a|the)\s+(?:new|novel|first|comprehensive)\s+[\w\s-]{0,40}benchmark\b",
     ],
     "dataset": [
-        rf"{_INTRO}{_OBJECT}\b(?:dataset|corpus|data\s+set)\b",
         r"\bwe\s+(?:also\s+)?(?:construct|collect|curate|release|annotate)\w*\s+(?:a|an|the)?\s*[\w\s,-]{0,50}"
         r"(?:dataset|corpus)",
         r"\b(?:a|the)\s+(?:new|novel|large-scale)\s+[\w\s,-]{0,30}(?:dataset|corpus)\b",
     ],
     "metric": [
-        rf"{_INTRO}{_OBJECT}\b(?:metrics?|measures?|scores?)\b",
         r"\b(?:new|novel)\s+(?:evaluation\s+)?(?:metrics?|measures?)\b",
     ],
     "system": [
-        rf"{_INTRO}{_OBJECT}\b(?:system|library|toolkit|engine|compiler|kernels?|platform|serving|runtime)\b",
         r"\bopen-source\s+(?:library|toolkit|system|framework|implementation)\b",
     ],
     "survey": [
@@ -73,9 +87,6 @@ _RULES: dict[str, list[str]] = {
         r"\bwe\s+(?:empirically\s+)?(?:find|uncover)\s+that\b",
     ],
     "method": [
-        rf"{_INTRO}{_OBJECT}\b(?:method|framework|algorithm|approach|model|architecture|technique|strategy|mechanism"
-        r"|estimator|optimi[sz]er|scheme|module|loss|pipeline|attack|defen[cs]e|solver|procedure|regulari[sz]er"
-        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool)s?\b",
         r"\bwe\s+propose\b",
         r"\bour\s+(?:method|approach|framework|algorithm|model)\b",
     ],
@@ -84,8 +95,41 @@ _COMPILED = {
     t: [re.compile(p, re.IGNORECASE if t != "benchmark" else 0) for p in ps] for t, ps in _RULES.items()
 }
 _COMPILED["benchmark"] = [
-    re.compile(p, re.IGNORECASE) if i != 1 else re.compile(p) for i, p in enumerate(_RULES["benchmark"])
+    re.compile(p) if "Bench" in p else re.compile(p, re.IGNORECASE) for p in _RULES["benchmark"]
 ]
+
+
+# Substrings (of the lower-cased text) one of which each type's patterns need: a cheap pre-test.
+_PROBES = {
+    "benchmark": ("bench",),
+    "dataset": ("dataset", "corpus", "data set"),
+    "metric": ("metric", "measure", "score"),
+    "system": (
+        "system",
+        "librar",
+        "toolkit",
+        "engine",
+        "compiler",
+        "kernel",
+        "platform",
+        "serving",
+        "runtime",
+    ),
+    "survey": ("survey", "review", "systematiz"),
+    "theory": (
+        "prov",
+        "proof",
+        "theor",
+        "bound",
+        "convergence",
+        "complexity",
+        "minimax",
+        "expressive",
+        "asymptotic",
+    ),
+    "empirical-analysis": ("we ", "this ", "our ", "empirical", "experimental", "large-scale", "systematic"),
+    "method": ("we ", "this ", "our "),
+}
 
 
 @dataclass
@@ -114,7 +158,18 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
 
     """
     found: dict[str, ContributionType] = {}
+    lowered = clean.lower()
+    for intro in _INTRO_RE.finditer(clean):
+        window = clean[intro.end() : intro.end() + _OBJECT_CHARS]
+        stop = _OBJECT_END_RE.search(window)
+        window = window[: stop.start()] if stop else window
+        for type_, head in _INTRO_HEADS.items():
+            m = head.search(window)
+            if m and type_ not in found:
+                found[type_] = ContributionType(type_, intro.start(), intro.end() + m.end())
     for type_, patterns in _COMPILED.items():
+        if type_ in found or not any(probe in lowered for probe in _PROBES[type_]):
+            continue
         for pattern in patterns:
             m = pattern.search(clean)
             if m:

@@ -20,7 +20,7 @@ import re
 from ._spans import is_generic, scrub, split_sentences
 from .methods import MethodName, primary_method
 
-__all__ = ["build_label", "opening_task", "MAX_LABEL_CHARS"]
+__all__ = ["build_label", "title_label", "opening_task", "MAX_LABEL_CHARS"]
 
 #: Labels are cut at a word boundary to this many characters (one line in a result list).
 MAX_LABEL_CHARS = 110
@@ -68,11 +68,12 @@ _APPOSITION_RE = re.compile(
 _CLAUSE_END_RE = re.compile(
     r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("
 )
-_PAREN_DEF_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*\(([A-Z][\w\-²³]{1,12})\)")
+_SF_RE = re.compile(r"\(([A-Z][\w\-²³]{1,12})\)")
+_LEFT_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*$")
 _STUDY_RE = re.compile(
     r"\b(?:we|this\s+(?:paper|work|study))\s+(?:first\s+|further\s+|also\s+)?"
     r"(?:propose|introduce|present|develop|design|study|investigate|analy[sz]e|formali[sz]e|examine|revisit"
-    r"|characteri[sz]e|derive|build)s?d?\s+(?:(?:and|to)\s+\w+\s+)?([^,;.:]+)",
+    r"|characteri[sz]e|derive|build)s?d?\s+(?:(?:and|to)\s+\w+\s+)?((?:[^,;.:]|[.:](?=\S))+)",
     re.IGNORECASE,
 )
 
@@ -105,9 +106,12 @@ def opening_task(clean: str) -> str | None:
     Model classes (a plural short form such as ``LLMs``) are not tasks.
     """
     for sentence in split_sentences(clean)[:2]:
-        for m in _PAREN_DEF_RE.finditer(sentence.text):
-            sf = m.group(2)
+        for paren in _SF_RE.finditer(sentence.text):
+            sf = paren.group(1)
             if sf.endswith("s") and sf[:-1].isupper():
+                continue
+            m = _LEFT_RE.search(sentence.text, max(0, paren.start() - 84), paren.start())
+            if not m:
                 continue
             words = m.group(1).split()
             initials = [w[0].lower() for w in words]
@@ -181,6 +185,8 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
         a non-empty text.
 
     """
+    if not clean.strip():
+        return ""
     primary = primary_method(methods)
     if primary is None:
         phrase = _phrase_without_name(clean)
@@ -194,3 +200,21 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
         return _join(primary.name, phrase)
     phrase = _apposition(clean, primary) or task or _tail_after(clean, primary)
     return _join(primary.name, phrase)
+
+
+_TITLE_NAME_RE = re.compile(r"^\s*([^:]{1,40}?)\s*:\s+(\S.*)$")
+
+
+def title_label(title: str) -> str:
+    """Return the label of a paper that has a title: ``"PAGE: A Simple …"`` gives ``"PAGE — A Simple …"``.
+
+    A title already says what the paper does; only its "NAME: subtitle" form is reshaped to the
+    label's "NAME — phrase" form, and long titles are cut at a word boundary.
+    """
+    title = " ".join(title.split())
+    m = _TITLE_NAME_RE.match(title)
+    if m and len(m.group(1).split()) <= 4:
+        return _join(m.group(1), m.group(2))
+    return (
+        _join(title, None) if len(title) <= MAX_LABEL_CHARS else _trim(title[:MAX_LABEL_CHARS], max_words=200)
+    )

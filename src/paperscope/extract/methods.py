@@ -88,7 +88,7 @@ _PHENOMENON_RE = re.compile(
 _PRIOR_RE = re.compile(
     r"\b(?:based\s+on|building\s+(?:up)?on|built\s+(?:up)?on|inspired\s+by|motivated\s+by|such\s+as|including"
     r"|e\.g\.|like|following|than|compared|over|against|versus|vs\.?|unlike|beyond|previous|prior|existing"
-    r"|outperform\w*|surpass\w*|standard|conventional|grounded\s+in|derived\s+from|extend\w*|generali[sz]\w*"
+    r"|outperform\w*|surpass\w*|standard|conventional|grounded\s+in|derived\s+from|extend(?:s|ing)?|generali[sz]e[sd]?"
     r"|which\s+contains|recently)\b",
     re.IGNORECASE,
 )
@@ -229,7 +229,8 @@ def find_long_form(before: str, sf: str, title_fallback: bool = True) -> tuple[i
     if not letters:
         return None
     # An em dash ends a phrase: "metrics—weighted mean-squared error (WMSE)".
-    base = max(before.rfind("—"), before.rfind(" - ")) + 1
+    base = max(before.rfind(sep) + len(sep) for sep in ("—", " - ", "--"))
+    base = max(base, 0)
     words_all = list(re.finditer(r"\S+", before[base:]))
     # The long form never crosses punctuation that ends a phrase, nor a cue verb.
     words: list[re.Match[str]] = []
@@ -317,6 +318,17 @@ def _clean_long_form(texts: list[str]) -> bool:
     return True
 
 
+_PREV_TOKEN_RE = re.compile(r"([A-Za-z0-9²³][\w²³\-]*[\w²³])\s*$")
+
+
+def _spells(sf: str, long_form: str) -> bool:
+    """Return True when ``long_form`` spells ``sf``: first letter equal, the rest in order."""
+    letters = _letters(sf)
+    text = long_form.lower()
+    multiword = " " in long_form.strip() or "-" in long_form
+    return bool(letters) and multiword and text[:1] == letters[0] and _is_subsequence(letters, text)
+
+
 def _is_short_form(content: str) -> bool:
     c = content.strip()
     if len(c) < 2 or len(c) > 20 or any(ch in c for ch in "_=,;{}"):
@@ -330,10 +342,21 @@ def _is_short_form(content: str) -> bool:
     return sum(ch.isalpha() for ch in c) >= 1 and not c.replace(".", "").isdigit()
 
 
+# Cheap substring probes (on the lower-cased text) that must be present before a cue regex runs.
+_CUE_PROBES = (
+    (_CUE_RE, "cue", ("we ", "this ", "our ", "the paper", "the work")),
+    (_OUR_APPOSITIVE_RE, "cue", ("our ",)),
+    (_NAMED_RE, "named", ("named", "called", "dubbed", "coined", "termed", "which we")),
+)
+
+
 def _scopes(sentence: Sentence) -> list[tuple[int, int, str]]:
     """Return the cue scopes of a sentence as absolute ``(start, end, kind)`` spans."""
     out: list[tuple[int, int, str]] = []
-    for regex, kind in ((_CUE_RE, "cue"), (_OUR_APPOSITIVE_RE, "cue"), (_NAMED_RE, "named")):
+    lowered = sentence.text.lower()
+    for regex, kind, probes in _CUE_PROBES:
+        if not any(p in lowered for p in probes):
+            continue
         for m in regex.finditer(sentence.text):
             if kind == "named" and _PHENOMENON_RE.search(sentence.text[: m.start()]):
                 continue
@@ -410,7 +433,7 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
             if is_coined(nxt) and not is_generic(nxt):
                 return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
             break
-        if not low.isalpha() or low[0].isupper():
+        if not low.replace("-", "").isalpha() or low[0].isupper():
             break
     if skipped:
         return None
@@ -549,6 +572,7 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
     sentences = split_sentences(clean)
     scopes_by_sentence = [_scopes(s) for s in sentences]
     parens = [(m, _is_short_form(m.group(1))) for m in _PAREN_RE.finditer(clean)]
+    reverse: set[int] = set()
     for m, is_sf in parens:
         if is_sf:
             sent_scopes = next(
@@ -576,25 +600,40 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                 if is_coined(tok) and re.match(r",\s+(?:an?|the)\s", after):
                     col.add(tok, t.start(), t.end(), "cue")
 
-    for m in _OUR_COINED_RE.finditer(clean):
+    lowered = clean.lower()
+    for m in _OUR_COINED_RE.finditer(clean) if "our " in lowered else ():
         tok = m.group(1)
         if is_coined(tok) and not is_generic(tok):
             col.add(tok, m.start(1), m.end(1), "cue")
-    for m in _COLON_NAME_RE.finditer(clean):
+    for m in _COLON_NAME_RE.finditer(clean) if ":" in clean else ():
         name = m.group(1)
         if _count(name, clean) >= 2:
             col.add(name, m.start(1), m.end(1), "cue")
 
-    # 2. Acronym definitions inside a cue scope, or in a sentence that names an own method first.
+    # 2a. Reverse definitions in a cue scope: "we introduce GEPA (Genetic-Pareto)", "KSTER (KeySpace…)".
+    for m, _ in parens:
+        content = m.group(1).strip()
+        prev = _PREV_TOKEN_RE.search(clean, max(0, m.start() - 40), m.start())
+        if not prev or not is_coined(prev.group(1)) or is_generic(prev.group(1)):
+            continue
+        if len(content) <= len(prev.group(1)) or not _spells(prev.group(1), content):
+            continue
+        sent = next(s for s in sentences if s.start <= m.start() < s.end)
+        scopes = scopes_by_sentence[sentences.index(sent)]
+        if any(s <= prev.start(1) <= e for s, e, _ in scopes) or fold(prev.group(1)) in col.found:
+            col.add(prev.group(1), prev.start(1), prev.end(1), "acronym", content)
+            reverse.add(m.start())
+
+    # 2b. Acronym definitions inside a cue scope, or in a sentence that names an own method first.
     for _ in range(2):
         own = {fold(m.name) for m in col.found.values()}
         for m, is_sf in parens:
-            if not is_sf:
+            if not is_sf or m.start() in reverse:
                 continue
             sf = m.group(1).strip()
             if _PLURAL_SF_RE.match(sf) or is_generic(sf):
                 continue
-            if clean[m.end() : m.end() + 1] == "-":  # "(DEG)-aware": a modifier, not a name
+            if re.match(r"-[A-Za-z]", clean[m.end() : m.end() + 2]):  # "(DEG)-aware": a modifier, not a name
                 continue
             sent = next(s for s in sentences if s.start <= m.start() < s.end)
             before = clean[sent.start : m.start()].rstrip()

@@ -22,7 +22,8 @@ __all__ = ["Task", "extract_tasks", "MAX_TASKS"]
 #: At most this many task phrases per paper.
 MAX_TASKS = 3
 _MAX_WORDS = 6
-_DEF_RE = re.compile(r"((?:[A-Za-z][\w\-]*\s+){0,6}[A-Za-z][\w\-]*)\s*\(([A-Z][\w\-]{1,10})\)")
+_SF_RE = re.compile(r"\(([A-Z][\w\-]{1,10})\)")
+_LEFT_WORDS_RE = re.compile(r"((?:[A-Za-z][\w\-]*\s+){0,6}[A-Za-z][\w\-]*)\s*$")
 _PURPOSE_RE = re.compile(
     r"\b(?:framework|method|approach|model|algorithm|system|benchmark|pipeline|technique|strategy|toolkit)"
     r"\s+(?:designed\s+|tailored\s+|specifically\s+)?for\s+((?:[\w\-]+\s+){0,5}[\w\-]+)",
@@ -33,8 +34,9 @@ _SUBJECT_RE = re.compile(
     r"(?:aims|seeks|is|are|has|have|remains|reduces|provides|enables|offers|plays|requires|studies|involves)\b"
 )
 _PROBLEM_RE = re.compile(r"\b(?:the\s+)?(?:problem|task)\s+of\s+((?:[\w\-]+\s+){0,4}[\w\-]+)", re.IGNORECASE)
-_TASKS_RE = re.compile(
-    r"\b(?:on|in|for|such\s+as|including|like)\s+((?:[A-Za-z][\w\-]*\s+){0,3}[A-Za-z][\w\-]*)\s+(?:tasks|problems)\b"
+_TASKS_HEAD_RE = re.compile(r"\s(?:tasks|problems)\b")
+_TASKS_LEFT_RE = re.compile(
+    r"\b(?:on|in|for|such\s+as|including|like)\s+((?:[A-Za-z][\w\-]*\s+){0,3}[A-Za-z][\w\-]*)$"
 )
 _MODEL_HEAD_RE = re.compile(r"(?:models?|networks?|transformers?|agents?|LLMs?)$", re.IGNORECASE)
 _STOP_WORDS = {
@@ -197,10 +199,13 @@ def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[T
     sentences = split_sentences(clean)
 
     for sentence in sentences[:2]:
-        for m in _DEF_RE.finditer(sentence.text):
-            sf = m.group(2)
+        for paren in _SF_RE.finditer(sentence.text):
+            sf = paren.group(1)
             if sf.endswith("s") and sf[:-1].isupper():
                 continue  # "LLMs": a class of models, not a task
+            m = _LEFT_WORDS_RE.search(sentence.text, max(0, paren.start() - 90), paren.start())
+            if not m:
+                continue
             words = m.group(1).split()
             letters = [ch.lower() for ch in sf if ch.isalpha()]
             n = min(len(words), max(len(letters), 1))
@@ -227,13 +232,19 @@ def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[T
             if words[0].lower() not in _NOT_TASKS and words[-1].lower() not in _GENERIC_HEADS:
                 candidates.append((m.group(1), sentences[0].start))
 
-    for regex in (_PROBLEM_RE, _TASKS_RE):
-        for m in regex.finditer(clean):
-            words = _trim(m.group(1).split()[:_MAX_WORDS])
-            if words and words[0].lower() not in _NOT_TASKS and (len(words) >= 2 or regex is _TASKS_RE):
-                if any(w.endswith("ing") and w.lower() not in _TASK_ING for w in words[:-1]):
-                    continue
-                candidates.append((" ".join(words), m.start(1)))
+    phrases: list[tuple[str, int, bool]] = []
+    if " of " in clean:
+        phrases += [(m.group(1), m.start(1), False) for m in _PROBLEM_RE.finditer(clean)]
+    for head in _TASKS_HEAD_RE.finditer(clean):
+        m = _TASKS_LEFT_RE.search(clean, max(0, head.start() - 70), head.start())
+        if m:
+            phrases.append((m.group(1), m.start(1), True))
+    for phrase, start, is_tasks in phrases:
+        words = _trim(phrase.split()[:_MAX_WORDS])
+        if words and words[0].lower() not in _NOT_TASKS and (len(words) >= 2 or is_tasks):
+            if any(w.endswith("ing") and w.lower() not in _TASK_ING for w in words[:-1]):
+                continue
+            candidates.append((" ".join(words), start))
 
     tasks: list[Task] = []
     for phrase, start in candidates:

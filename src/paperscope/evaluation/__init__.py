@@ -1,0 +1,1 @@
+"""Evaluation: metrics and the runs that measure paperscope against gold data."""

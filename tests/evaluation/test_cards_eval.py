@@ -1,0 +1,69 @@
+"""Cards evaluation: match rules, P/R/F1 by hand, and the issue's acceptance thresholds on dev gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperscope.evaluation.cards import (
+    _claim_key,
+    _name_key,
+    _task_match,
+    format_cards_eval,
+    prf,
+    run_cards_eval,
+)
+
+
+def test_prf_hand_worked():
+    # 3 right, 1 spurious, 2 missed: P = 3/4, R = 3/5, F1 = 2PR/(P+R) = 2/3.
+    assert prf(3, 1, 2) == pytest.approx(
+        {"precision": 0.75, "recall": 0.6, "f1": 2 / 3, "tp": 3, "fp": 1, "fn": 2}
+    )
+    assert prf(0, 0, 0)["f1"] == 0.0
+
+
+def test_match_rules():
+    assert _name_key("C$^2$R") == _name_key("C²R") == _name_key("c2r")
+    assert _claim_key("9.6", "×") == _claim_key(9.6, "x") == _claim_key("9.60", "X")
+    assert _claim_key("1,000", "%") == (1000.0, "%")
+    assert _task_match("multi-modal dataset distillation", "dataset distillation for multi-modal data")
+    assert not _task_match("graph coarsening", "node classification")
+
+
+@pytest.fixture(scope="module")
+def dev_result(shared_data: Path, icml_dir: Path):
+    return run_cards_eval(shared_data / "gold" / "icml2026_cards_dev.jsonl", icml_dir, iclr_dir=None)
+
+
+def test_dev_gold_meets_the_issue_targets(dev_result):
+    fields = dev_result["fields"]
+    print("\n" + format_cards_eval(dev_result))
+    assert dev_result["n_dev_papers"] == 38
+    assert fields["code_urls"]["f1"] == 1.0
+    assert fields["method_names"]["f1"] >= 0.90
+    assert fields["datasets"]["f1"] >= 0.85
+    assert fields["claims"]["f1"] >= 0.80
+    assert dev_result["area_dev"]["accuracy"] >= 0.55
+    assert dev_result["label_rate"] >= 0.90
+
+
+def test_format_names_every_field(dev_result):
+    text = format_cards_eval(dev_result)
+    for field in ("method_names", "datasets", "code_urls", "claims", "contribution_types", "tasks"):
+        assert f"\n{field} " in text
+    assert "area on dev (38 papers, 21 areas)" in text
+
+
+@pytest.mark.slow
+def test_held_out_iclr_area_beats_the_same_run_baseline(shared_data: Path, icml_dir: Path):
+    result = run_cards_eval(
+        shared_data / "gold" / "icml2026_cards_dev.jsonl", icml_dir, shared_data / "iclr2026-primary-area"
+    )
+    runs = result["area_iclr"]["runs"]
+    print("\n" + format_cards_eval(result))
+    assert result["area_iclr"]["n_test"] == 861
+    ours = runs["ours (title+keywords+abstract)"]["accuracy"]
+    assert ours > runs["baseline TF-IDF+LR (title+keywords+abstract)"]["accuracy"]
+    assert runs["ours (abstract only)"]["accuracy"] > runs["baseline TF-IDF+LR (abstract only)"]["accuracy"]

@@ -1,0 +1,48 @@
+"""Numeric claims (bugs/CASES.md cases 5 and 6): value, unit, what, span; no sizes or settings."""
+
+from __future__ import annotations
+
+from paperscope.extract.claims import extract_claims
+from paperscope.text import clean_text
+
+
+def _claims(original: str) -> list[tuple[str, str, str]]:
+    return [(c.relation + c.value, c.unit, c.what) for c in extract_claims(clean_text(original))]
+
+
+def test_case_5_bounds_survive_entity_decoding():
+    text = "Our error drops to &lt;1% and accuracy stays &gt; 90% on CIFAR-10."
+    assert _claims(text) == [("<1", "%", "Our error drops"), (">90", "%", "accuracy stays")]
+
+
+def test_case_6_latex_times_gives_a_speedup_claim():
+    text = "We introduce C$^2$R, which is 9.6$\\times$ faster than \\textit{dense} baselines."
+    assert _claims(text) == [("9.6", "×", "faster")]
+
+
+def test_sizes_and_settings_are_not_claims():
+    text = (
+        "We collect 100,000 images with 33 classes, train a 370M-parameter model for 64 epochs on CIFAR-10 "
+        "at 50% sparsity with top-5% selection and p < 0.05."
+    )
+    assert _claims(text) == []
+
+
+def test_claims_from_a_real_abstract_sentence():
+    text = (
+        "Empirically, APM achieves up to 65$\\times$ storage reduction and 9.6$\\times$ faster distillation, "
+        "e.g., 12.8 IR@1 and 17.8 TR@1 in Flickr30k with 100 synthetic pairs."
+    )
+    assert [(v, u) for v, u, _ in _claims(text)] == [
+        ("65", "×"),
+        ("9.6", "×"),
+        ("12.8", "IR@1"),
+        ("17.8", "TR@1"),
+    ]
+
+
+def test_claim_span_covers_the_number_and_unit():
+    clean = clean_text("SpineFL can achieve up to 3.28% accuracy improvement.")
+    (claim,) = extract_claims(clean)
+    assert clean[claim.start : claim.end] == "3.28%"
+    assert claim.what == "accuracy improvement"

@@ -1,0 +1,47 @@
+"""Display labels: NAME — what it does; a phrase when the paper names nothing."""
+
+from __future__ import annotations
+
+from paperscope.extract.label import MAX_LABEL_CHARS, build_label
+from paperscope.extract.methods import extract_methods
+from paperscope.text import clean_text
+
+
+def _label(original: str) -> str:
+    clean = clean_text(original)
+    return build_label(clean, extract_methods(clean, original))
+
+
+def test_long_form_and_opening_task():
+    text = (
+        "Multi-modal dataset distillation (MDD) seeks to compress large-scale multi-modal datasets. "
+        "To address this, we propose analytic parameter matching (APM), which derives parameters."
+    )
+    assert _label(text) == "APM — analytic parameter matching for multi-modal dataset distillation"
+
+
+def test_apposition_when_no_long_form():
+    text = "We present APM, an adaptive pruning method that reaches a 9.6$\\times$ speedup on CIFAR-10."
+    assert _label(text) == "APM — adaptive pruning method that reaches a 9.6× speedup on CIFAR-10"
+
+
+def test_no_method_name_gives_a_phrase_from_the_abstract():
+    text = "We revisit loss::mse style objectives and don't-care labels for sequence tagging."
+    assert _label(text) == "Loss::mse style objectives and don't-care labels for sequence tagging"
+
+
+def test_label_is_bounded_and_free_of_markup():
+    text = "We propose **FooNet**, a " + "very " * 60 + "long $\\mathcal{O}(n)$ method."
+    label = _label(text)
+    assert label.startswith("FooNet — ")
+    assert len(label) <= MAX_LABEL_CHARS
+    assert not any(r in label for r in ("*", "$", "\\", "mathcal"))
+
+
+def test_title_label_reshapes_name_colon_subtitle():
+    from paperscope.extract.label import title_label
+
+    assert title_label("PAGE: A Simple and Optimal Probabilistic Gradient Estimator") == (
+        "PAGE — A Simple and Optimal Probabilistic Gradient Estimator"
+    )
+    assert title_label("Exponential Machines") == "Exponential Machines"

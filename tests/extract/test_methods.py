@@ -1,0 +1,125 @@
+"""Method names and their long forms (bugs/CASES.md cases 6 and 19, Schwartz & Hearst matching)."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperscope.extract._spans import is_coined
+from paperscope.extract.methods import extract_methods, find_long_form, primary_method
+from paperscope.text import clean_text
+
+CASE_19 = (
+    "We propose Cross-Consistency Regularization (C$^2$R). Unlike earlier work (Doe et al., 2021) and "
+    "the residual baseline (Roe, 2019), our method (ours) needs no labels (see Table 3); (i) it is simple "
+    "and (ii) it improves CIFAR-10 accuracy."
+)
+CASE_6 = (
+    "We introduce Cross-Consistency Regularization (C$^2$R), which trains $f_\\theta$$g_\\phi$ jointly and "
+    "is 9.6$\\times$ faster than \\textit{dense} baselines while using $\\mathcal{O}(n)$ memory."
+)
+
+
+def _names(original: str) -> list[tuple[str, str | None]]:
+    clean = clean_text(original)
+    return [(m.name, m.long_form) for m in extract_methods(clean, original)]
+
+
+@pytest.mark.parametrize("original", [CASE_19, CASE_6])
+def test_case_19_and_6_give_one_acronym_with_its_long_form(original):
+    assert _names(original) == [("C²R", "Cross-Consistency Regularization")]
+
+
+def test_method_span_points_at_the_name_in_the_clean_text():
+    clean = clean_text(CASE_19)
+    (method,) = extract_methods(clean, CASE_19)
+    assert clean[method.start : method.end] == "C²R"
+
+
+def test_generic_acronyms_the_paper_only_uses_are_not_methods():
+    text = (
+        "Large language models (LLMs) trained with reinforcement learning (RL) and Direct Preference "
+        "Optimization (DPO) are strong. We study graph neural networks (GNNs) on molecules."
+    )
+    assert _names(text) == []
+
+
+def test_acronym_defined_in_the_problem_statement_is_not_the_method():
+    text = (
+        "Continual Model Merging (CMM) enables rapid customization. We propose ODE-driven Merging (ODE-M), "
+        "a controllable framework. Extensive experiments on standard CMM benchmarks show that ODE-M improves."
+    )
+    assert _names(text) == [("ODE-M", "ODE-driven Merging")]
+
+
+def test_cue_apposition_and_components_are_found():
+    text = (
+        "To address this, we propose Scalable Topology-Preserving Graph Coarsening (STPGC). STPGC comprises "
+        "three new algorithms, GStrongCollapse, GEdgeCollapse, and NeighborhoodConing, based on topology."
+    )
+    assert [n for n, _ in _names(text)] == ["STPGC", "GStrongCollapse", "GEdgeCollapse", "NeighborhoodConing"]
+
+
+def test_markdown_bold_name_with_acronym():
+    original = "We introduce **Subspace Contribution Analysis** (SCA), a diagnostic method for transformers."
+    assert _names(original) == [("SCA", "Subspace Contribution Analysis")]
+
+
+def test_phenomenon_named_by_the_paper_is_not_a_method():
+    text = "This leads to a phenomenon we term fake forgetting. We propose a novel metric CR to measure it."
+    assert [n for n, _ in _names(text)] == ["CR"]
+
+
+def test_primary_method_is_the_most_mentioned_name():
+    text = (
+        "We propose PerContrast, a self-contrast method. Building on it, we develop the PerCE loss. "
+        "Experiments show that PerCE improves personalization, and PerCE is cheap."
+    )
+    methods = extract_methods(clean_text(text))
+    assert primary_method(methods).name == "PerCE"
+
+
+@pytest.mark.parametrize(
+    ("before", "sf", "long_form"),
+    [
+        ("we propose analytic parameter matching", "APM", "analytic parameter matching"),
+        (
+            "We present Contrastive Curriculum for Robust Dataset Distillation",
+            "C²R",
+            "Contrastive Curriculum for Robust Dataset Distillation",
+        ),
+        ("a large-scale, fine-grained Visual Privacy Dataset", "VPD-100K", "Visual Privacy Dataset"),
+        ("our framework, Native Network Anatomy", "NaNA", "Native Network Anatomy"),
+        (
+            "a new metric, expected utility renormalized by the oracle",
+            "EURO",
+            "expected utility renormalized by the oracle",
+        ),
+        ("we introduce metrics—weighted mean-squared error", "WMSE", "weighted mean-squared error"),
+    ],
+)
+def test_find_long_form(before, sf, long_form):
+    found = find_long_form(before, sf)
+    assert found is not None and found[1] == long_form
+    assert before[found[0] :].startswith(long_form)
+
+
+def test_find_long_form_rejects_unrelated_words():
+    assert find_long_form("the results in the table", "KBE", title_fallback=False) is None
+
+
+@pytest.mark.parametrize(
+    ("token", "coined"),
+    [
+        ("KREPES", True),
+        ("OmniFit", True),
+        ("ODE-M", True),
+        ("C²R", True),
+        ("TetraJet-v2", True),
+        ("Transformer", False),
+        ("Topology-Aware", False),
+        ("3D", False),
+        ("Q-learning", False),
+    ],
+)
+def test_is_coined(token, coined):
+    assert is_coined(token) is coined
