@@ -109,6 +109,12 @@ def _print_report(report: IngestReport) -> None:
 @click.option(
     "--strict", is_flag=True, help="Write nothing if any record would be skipped or any file fails."
 )
+@click.option(
+    "--cards/--no-cards",
+    default=True,
+    show_default=True,
+    help="Build full cards right after ingest (else later, with `paperscope cards`).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def ingest(
@@ -117,6 +123,7 @@ def ingest(
     fmt: str | None,
     column_map: str | None,
     strict: bool,
+    cards: bool,
     as_json: bool,
 ) -> None:
     """Read paper lists (files or folders) into the library.
@@ -127,7 +134,7 @@ def ingest(
     Example: paperscope ingest examples/icml2026 papers.csv --map abstract=Summary
     """
     report = _library(ctx).ingest(
-        paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict
+        paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict, cards=cards
     )
     if as_json:
         _emit_json(report.to_dict())
@@ -449,3 +456,62 @@ def note(ctx: click.Context, paper_id: str, body: str) -> None:
     lib = _library(ctx)
     lib.set_note(paper_id, text.strip())
     click.echo(lib.marks(paper_id)["note"] or "(note removed)")
+
+
+@cli.command()
+@click.option("--rebuild", is_flag=True, help="Rebuild every card, not only missing or outdated ones.")
+@click.option("--workers", default=None, type=click.IntRange(1, 64), help="Processes (default: auto).")
+@click.pass_context
+def cards(ctx: click.Context, rebuild: bool, workers: int | None) -> None:
+    """Build paper cards (methods, datasets, claims, area...) that are missing or outdated.
+
+    Example: paperscope cards --rebuild
+    """
+    import time
+
+    started = time.perf_counter()
+    count = _library(ctx).build_cards(rebuild=rebuild, workers=workers, progress=sys.stderr.isatty())
+    click.echo(f"built {count} cards in {time.perf_counter() - started:.1f} s")
+
+
+@cli.group(invoke_without_command=True)
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    help="Retrieval task (repeatable; default all): scifact, iclr-title, iclr-keywords, icml-dev-en, icml-dev-zh.",
+)
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print task → mode → metric → value as JSON.")
+@click.pass_context
+def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:  # noqa: A001
+    """Run the retrieval benchmark: nDCG@10, MRR@10, Recall@k for bm25, dense and hybrid.
+
+    Example: paperscope eval --task scifact   (cards: paperscope eval cards)
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from .evaluation.retrieval import format_retrieval_eval, run_retrieval_eval
+
+    results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=sys.stderr.isatty())
+    if as_json:
+        _emit_json(results)
+    else:
+        click.echo(format_retrieval_eval(results))
+
+
+@eval.command("cards")
+@click.option("--no-iclr", is_flag=True, help="Skip the held-out ICLR 2026 area run (about a minute).")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def eval_cards(no_iclr: bool, as_json: bool) -> None:
+    """Score card extraction against the hand-labelled dev gold (P/R/F1) and area accuracy.
+
+    Example: paperscope eval cards
+    """
+    from .evaluation.cards import DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
+
+    result = run_cards_eval(iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(format_cards_eval(result))

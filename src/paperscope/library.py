@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from .config import default_db_path
 from .errors import InputError
-from .extract import build_card
+from .extract import EXTRACTOR_VERSION, build_cards, build_first_card
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
 from .index.fusion import DEFAULT_FUSION, Fusion
 from .index.related import related_papers
 from .index.search import MODES, search_papers
 from .ingest import ingest_paths
-from .models import Hit, IngestReport, Paper
+from .models import Card, Hit, IngestReport, Paper
 from .store import Store, marks, papers, vectors
 from .store.retrieval import filtered_paper_ids
 from .triage import export_papers
@@ -67,9 +69,12 @@ class Library:
         progress: bool = False,
         column_map: Mapping[str, str] | str | None = None,
         strict: bool = False,
+        cards: bool = True,
     ) -> IngestReport:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`.
 
+        Ingest writes a quick first card per new paper (label, method names, URLs); with
+        ``cards`` (the default) the full cards are built right after (:meth:`build_cards`).
         Adds a warning to the report when new abstracts are mostly in a non-Latin script and
         the embedder is English-only (case 17).
         """
@@ -77,14 +82,56 @@ class Library:
         report = ingest_paths(
             self.store,
             paths,
-            build_card=build_card,
+            build_card=build_first_card,
             fmt=fmt,
             progress=progress,
             column_map=column_map,
             strict=strict,
         )
         self._warn_language_mismatch(report, before)
+        if cards and report.new:
+            self.build_cards(progress=progress)
         return report
+
+    def build_cards(self, rebuild: bool = False, workers: int | None = None, progress: bool = False) -> int:
+        """Build the full card of every paper whose card is missing, a first card, or outdated.
+
+        Args:
+            rebuild: rebuild every card, whatever its version.
+            workers: processes (default: 2 when more than 2,000 cards are due, else 1; about
+                4 ms of CPU per card, see ``bench/cards.py``).
+            progress: show a progress bar on stderr.
+
+        Returns:
+            The number of cards written. Cards are saved 500 at a time, each batch in one
+            transaction; stars, tags and notes are never touched.
+        """
+        conn = self.store.conn
+        due = list(papers.papers_needing_cards(conn, EXTRACTOR_VERSION, rebuild=rebuild))
+        if not due:
+            return 0
+        if workers is None:
+            workers = 2 if len(due) > 2000 else 1
+        built = tqdm(
+            build_cards(due, workers=workers),
+            total=len(due),
+            desc="cards",
+            unit=" cards",
+            disable=not progress,
+            file=sys.stderr,
+            leave=False,
+        )
+        batch: list[tuple[str, Card]] = []
+        for item in built:
+            batch.append(item)
+            if len(batch) == 500:
+                with self.store.transaction() as tx:
+                    papers.save_cards(tx, batch)
+                batch = []
+        if batch:
+            with self.store.transaction() as tx:
+                papers.save_cards(tx, batch)
+        return len(due)
 
     def _warn_language_mismatch(self, report: IngestReport, after_rowid: int) -> None:
         """Warn when new abstracts are mostly non-Latin script and the embedder is English-only (case 17)."""

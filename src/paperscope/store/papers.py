@@ -15,6 +15,7 @@ __all__ = [
     "insert_papers",
     "add_sources",
     "save_cards",
+    "papers_needing_cards",
     "get_paper",
     "iter_papers",
     "resolve_paper_id",
@@ -181,6 +182,26 @@ def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
             for pid, c in cards
         ],
     )
+
+
+def papers_needing_cards(conn: sqlite3.Connection, version: str, rebuild: bool = False) -> Iterator[Paper]:
+    """Yield papers whose card is missing or of another extractor version (every paper if ``rebuild``).
+
+    Streams 500 papers at a time in rowid order, so cards can be saved while iterating;
+    sources and cards are not loaded (card building needs neither).
+    """
+    sql = "SELECT papers.paper_id FROM papers LEFT JOIN cards USING (paper_id)"
+    if not rebuild:
+        sql += " WHERE cards.extractor_version IS NULL OR cards.extractor_version != ?"
+    ids = [r[0] for r in conn.execute(sql + " ORDER BY papers.rowid", () if rebuild else (version,))]
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = {
+            r["paper_id"]: r for r in conn.execute(f"SELECT * FROM papers WHERE paper_id IN ({marks})", chunk)
+        }
+        for paper_id in chunk:
+            yield _paper_from_row(rows[paper_id], [], None)
 
 
 def _card_from_json(data: str) -> Card:
