@@ -63,7 +63,7 @@ BOILERPLATE_WORDS = frozenset(
     capability promising powerful potential practical real world despite lack lacks lacking
     achieve yields yield respectively comprehensive thorough across given way ways make makes
     making aim aims goal need needs needed first second third one two three four five
-    large small high low deep better best good
+    better best good
     """.split()
 )
 
@@ -102,6 +102,10 @@ GENERIC_WORDS = frozenset(
     """.split()
 )
 
+#: Adjectives that say little alone ("large language" is not a topic): they end a phrase when
+#: standing alone but may be part of a hyphenated compound ("low-rank", "large-scale").
+_MODIFIERS = frozenset("large small high low deep".split())
+
 _EXCLUDED = STOP_WORDS | BOILERPLATE_WORDS | LATEX_WORDS
 # Punctuation, brackets, quotes and math symbols end a phrase; hyphens and apostrophes do not.
 _BREAK_RE = re.compile(r"[^\w\s\-']+|(?<!\w)['\-]|['\-](?!\w)|_")
@@ -118,14 +122,21 @@ def candidate_phrases(text: str, max_words: int = 2) -> list[str]:
 
     The text is folded and CJK-segmented by :func:`paperscope.text.segment`, cut into runs of
     content words, and the n-grams inside each run are returned in order. A phrase made only of
-    generic words (``"models"``, ``"deep learning"``) is left out.
+    generic words (``"models"``, ``"deep learning"``) is left out, and so is a hyphenated word
+    with an excluded part (``"state-of-the-art"``, ``"real-world"``).
     """
     phrases: list[str] = []
     for chunk in _BREAK_RE.split(segment(text)):
         run: list[str] = []
         for token in [*_WORD_RE.findall(chunk), ""]:
             token = token.strip("'-")
-            if token and _is_word(token) and token not in _EXCLUDED and "'" not in token:
+            if (
+                token
+                and _is_word(token)
+                and token not in _MODIFIERS
+                and "'" not in token
+                and not any(part in _EXCLUDED for part in token.split("-"))
+            ):
                 run.append(token)
                 continue
             for size in range(1, max_words + 1):
@@ -158,10 +169,16 @@ def ctfidf(counts: sparse.csr_matrix) -> sparse.csr_matrix:
 
 
 def _singular(phrase: str) -> str:
+    """Return the phrase with its last word made singular by English suffix rules (a key, not a word)."""
     words = phrase.split()
     last = words[-1]
-    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
-        words[-1] = last[:-1]
+    if len(last) > 4 and last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("sses", "shes", "ches", "xes")):
+        last = last[:-2]
+    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    words[-1] = last
     return " ".join(words)
 
 

@@ -310,10 +310,10 @@ def fit_topics(
         raise InputError(f"n_topics must be at least 1, got {n_topics}")
     matrix = _check_inputs(paper_ids, docs, embeddings)
     n = len(paper_ids)
-    if clusterer == "hdbscan":
-        clusterer = HDBSCANClusterer(min_cluster_size=min_topic_size or auto_min_cluster_size(n))
     reducer_obj, reducer_name = _resolve(reducer, get_reducer, seed)
     clusterer_obj, clusterer_name = _resolve(clusterer, get_clusterer, seed)
+    if clusterer == "hdbscan":
+        clusterer_obj = HDBSCANClusterer(min_cluster_size=min_topic_size or auto_min_cluster_size(n))
     labeller_obj, labeller_name = _resolve(labeller, get_labeller, seed)
     layout_obj, layout_name = _resolve(layout, get_layout, seed)
     settings = {

@@ -138,7 +138,10 @@ def umap_embed(
     Returns:
         float32, shape (n_papers, n_components).
     """
-    import umap
+    with warnings.catch_warnings():
+        # umap-learn warns on import that TensorFlow (for ParametricUMAP, unused here) is missing.
+        warnings.filterwarnings("ignore", category=ImportWarning)
+        import umap
 
     model = umap.UMAP(
         n_neighbors=neighbours.k,
