@@ -30,6 +30,8 @@ PALETTE = [
 ]  # fmt: skip
 #: Colour of the Unassigned group and of papers with an unknown area or venue.
 UNASSIGNED_COLOR = "#b4b4b4"
+#: Card keys the page already shows from the paper itself (or that mean nothing to a reader).
+_CARD_SKIP = frozenset({"label", "extractor_version", "title", "authors", "venue", "year", "abstract"})
 #: What the points can be coloured by.
 COLOR_MODES = ("topic", "area", "venue")
 

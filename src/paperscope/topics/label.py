@@ -15,6 +15,7 @@ boilerplate ("we propose", "novel", "paper", "method", ...) and LaTeX residue (`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Protocol
@@ -112,9 +113,20 @@ _BREAK_RE = re.compile(r"[^\w\s\-']+|(?<!\w)['\-]|['\-](?!\w)|_")
 _WORD_RE = re.compile(r"\S+")
 
 
-def _is_word(token: str) -> bool:
-    """A candidate word: 2+ characters with a letter; not a number, unit or lone symbol."""
-    return len(token) >= 2 and any(ch.isalpha() for ch in token)
+@functools.lru_cache(maxsize=1 << 18)
+def _content_word(token: str) -> str | None:
+    """Return ``token`` stripped of edge hyphens if it may be part of a label, else None.
+
+    A content word has 2+ characters and a letter; it is not a stop word, boilerplate, LaTeX
+    residue or a lone modifier, and no part of a hyphenated word is excluded. Cached: a corpus
+    has far fewer distinct tokens than tokens.
+    """
+    token = token.strip("'-")
+    if len(token) < 2 or token in _MODIFIERS or "'" in token or not any(ch.isalpha() for ch in token):
+        return None
+    if any(part in _EXCLUDED for part in token.split("-")):
+        return None
+    return token
 
 
 def candidate_phrases(text: str, max_words: int = 2) -> list[str]:
@@ -129,17 +141,11 @@ def candidate_phrases(text: str, max_words: int = 2) -> list[str]:
     for chunk in _BREAK_RE.split(segment(text)):
         run: list[str] = []
         for token in [*_WORD_RE.findall(chunk), ""]:
-            token = token.strip("'-")
-            if (
-                token
-                and _is_word(token)
-                and token not in _MODIFIERS
-                and "'" not in token
-                and not any(part in _EXCLUDED for part in token.split("-"))
-            ):
-                run.append(token)
+            word = _content_word(token) if token else None
+            if word is not None:
+                run.append(word)
                 continue
-            for size in range(1, max_words + 1):
+            for size in range(1, min(max_words, len(run)) + 1):
                 for start in range(len(run) - size + 1):
                     gram = run[start : start + size]
                     if gram[0] in GENERIC_WORDS and (size == 1 or all(w in GENERIC_WORDS for w in gram)):

@@ -284,6 +284,7 @@
     const abs = document.createElement("div"); abs.className = "abstract"; abs.textContent = P.abstract[i]; cardBody.append(abs);
     cardPanel.hidden = false;
     cardPanel.dataset.paperId = P.paper_id[i];
+    tooltip.hidden = true;
   }
   document.getElementById("card-close").addEventListener("click", () => { cardPanel.hidden = true; });
 
@@ -340,6 +341,9 @@
       return { x: rect.left + xs[i] * scale + tx, y: rect.top - ys[i] * scale + ty };
     },
     hovered: () => (hovered >= 0 ? P.paper_id[hovered] : null),
+    /** Draw now and return the time it took in ms (for bench/topics.py). */
+    drawNow() { const t0 = performance.now(); draw(); return performance.now() - t0; },
+    zoomBy(factor) { zoomAt(W / 2, H / 2, factor); },
   };
   buildLegend();
   updateCount();
