@@ -22,16 +22,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from _data import embed_documents, load_iclr2026
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
+from _data import embed_documents, load_iclr2026
 from paperscope.topics import fit_topics
+from paperscope.topics.label import BOILERPLATE_WORDS, LATEX_WORDS, STOP_WORDS
 
 
 def row(
@@ -80,7 +82,8 @@ def bench_render(n_points: int = 20_000) -> str:
             for mode in ("topic", "area", "venue")
         },
         "topics": [
-            {"topic_id": k, "name": f"topic {k}", "level": 0, "size": int((topic == k).sum()), "key_phrases": [],
+            {"topic_id": k, "name": f"topic {k}", "level": 0, "size": int((topic == k).sum()),
+             "key_phrases": [],
              "parent_id": None, "is_unassigned": False, "representative_ids": [],
              "x": float(centres[k, 0]), "y": float(centres[k, 1])}
             for k in range(25)
@@ -115,7 +118,8 @@ def bench_render(n_points: int = 20_000) -> str:
                 browser.close()
     return (
         f"map, {n_points} points: page {size_mb:.1f} MB, open {load_s:.1f} s, drawn {drawn}, "
-        f"redraw median {np.median(times):.1f} ms (max {max(times):.1f}), redraw while searching {search_ms:.1f} ms"
+        f"redraw median {np.median(times):.1f} ms (max {max(times):.1f}), "
+        f"redraw while searching {search_ms:.1f} ms"
     )
 
 
@@ -133,7 +137,8 @@ def main() -> None:
     areas = np.unique(area_names, return_inverse=True)[1]
     matrix, embedder = embed_documents(docs)
     print(
-        f"ICLR 2026: {len(docs)} papers, {areas.max() + 1} primary areas; embeddings {matrix.shape} from {embedder}"
+        f"ICLR 2026: {len(docs)} papers, {areas.max() + 1} primary areas; "
+        f"embeddings {matrix.shape} from {embedder}"
     )
     print(f"cores: {os.cpu_count()}; numba threads {os.environ.get('NUMBA_NUM_THREADS', 'default')}")
 
@@ -177,7 +182,8 @@ def main() -> None:
             from bertopic import BERTopic
         except ImportError:
             print(
-                "| BERTopic: not installed (pip install --no-deps bertopic==0.17.4; pip install -e '.[bench]') |"
+                "| BERTopic: not installed (pip install --no-deps bertopic==0.17.4; "
+                "pip install -e '.[bench]') |"
             )
         else:
             start = time.perf_counter()
@@ -211,13 +217,21 @@ def main() -> None:
     part = fit_topics([paper_ids[i] for i in keep], [docs[i] for i in keep], matrix[keep])
     stability = adjusted_rand_score(model.topic_ids[keep], part.topic_ids)
     print(
-        f"stability: ARI of broad topics, {len(keep)} papers vs the same papers after adding 5%: {stability:.3f}"
+        f"stability: ARI of broad topics, {len(keep)} papers vs the same papers after adding 5%: "
+        f"{stability:.3f}"
     )
     figures["stability_ari"] = round(stability, 4)
 
     names = [t.name for t in model.topics if t.level == 0]
     print("\nbroad topics:", "; ".join(f"{t.name} ({t.size})" for t in model.topics if t.level == 0))
     figures["names"] = names
+    forbidden = STOP_WORDS | BOILERPLATE_WORDS | LATEX_WORDS
+    bad = [
+        t.name
+        for t in model.topics
+        if not t.is_unassigned and set(re.findall(r"[^\W_]+", t.name)) & forbidden
+    ]
+    print(f"topic and subtopic names with a stop word, boilerplate or LaTeX word: {len(bad)} {bad}")
 
     if not args.no_render:
         if Path("/usr/bin/chromium").exists():

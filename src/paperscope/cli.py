@@ -241,6 +241,11 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
         _print_hits(lib.search(query, limit=3))
 
 
+def _topics_stale(lib: Library) -> bool:
+    """Return True when no topics are stored or papers were added since the last fit."""
+    return not lib.topics() or lib.topic_run().get("n_papers") != len(lib)
+
+
 @cli.command()
 @click.option("--refit", is_flag=True, help="Fit again even when topics are stored.")
 @click.option(
@@ -255,7 +260,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
     Example: paperscope topics --n-topics 15
     """
     lib = _library(ctx)
-    if refit or not lib.topics():
+    if refit or _topics_stale(lib):
         click.echo("fitting topics…", err=True)
         lib.fit_topics(n_topics=n_topics, seed=seed)
     found = lib.topics()
@@ -309,7 +314,7 @@ def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, 
     Example: paperscope map --out map.html --png map.png
     """
     lib = _library(ctx)
-    if not lib.topics():
+    if _topics_stale(lib):
         click.echo("fitting topics…", err=True)
         lib.fit_topics()
     lib.write_map(out, png=png, color_by=color_by, title=title)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from topics_helpers import library_embeddings
+from topics_helpers import assert_clean_name, library_embeddings, real_embed
 
 from paperscope import Library
 from paperscope.cli import cli
@@ -159,3 +159,24 @@ def test_map_refuses_unknown_colouring_and_missing_folder(fitted: Library, tmp_p
         fitted.write_map(tmp_path / "map.html", color_by="year")
     with pytest.raises(InputError, match="folder does not exist"):
         fitted.write_map(tmp_path / "missing" / "map.html")
+
+
+def test_cli_map_writes_the_page_and_png(fitted: Library, tmp_path: Path):
+    html, png = tmp_path / "m.html", tmp_path / "m.png"
+    args = ["--db", str(fitted.path), "map", "--out", str(html), "--png", str(png), "--color-by", "venue"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert f"wrote {html} and {png}" in result.output
+    payload = json.loads(html.read_text(encoding="utf-8").split('id="map-data">', 1)[1].split("</script>")[0])
+    assert payload["color_by"] == "venue"
+    assert payload["categories"]["venue"]["names"] == ["ICML 2026"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.model
+def test_icml2026_topic_names_are_content_words(icml_library: Library):
+    icml_library.fit_topics(library_embeddings(icml_library, embed=real_embed))
+    names = [t.name for t in icml_library.topics() if not t.is_unassigned]
+    assert len(names) >= 5 and len(set(names)) == len(names)
+    for name in names:
+        assert_clean_name(name)

@@ -245,10 +245,13 @@ def test_two_runs_are_byte_identical(iclr2026, iclr_model):
 
 
 @pytest.mark.slow
-def test_a_fresh_process_gives_the_same_fingerprint(tmp_path: Path, iclr2026, iclr_model):
-    # Another interpreter (another hash seed, fresh numba compile) must reproduce the run.
+def test_a_fresh_process_gives_the_same_fingerprint(tmp_path: Path, iclr2026):
+    # Another interpreter (another hash seed, fresh numba compile, one thread) must reproduce the run.
     paper_ids, docs, _ = iclr2026
-    np.save(tmp_path / "m.npy", lsa_embed(docs, dim=64))
+    paper_ids, docs = paper_ids[:1200], docs[:1200]
+    matrix = lsa_embed(docs, dim=64)
+    here = fit_topics(paper_ids, docs, matrix)
+    np.save(tmp_path / "m.npy", matrix)
     (tmp_path / "docs.txt").write_text("\n".join(docs), encoding="utf-8")
     (tmp_path / "ids.txt").write_text("\n".join(paper_ids), encoding="utf-8")
     script = (
@@ -256,7 +259,14 @@ def test_a_fresh_process_gives_the_same_fingerprint(tmp_path: Path, iclr2026, ic
         "m = fit_topics(open(d + '/ids.txt').read().split('\\n'), open(d + '/docs.txt').read().split('\\n'),"
         " np.load(d + '/m.npy')); print(m.fingerprint())"
     )
-    env = {"PYTHONPATH": str(REPO / "src"), "PYTHONHASHSEED": "123", "PATH": "/usr/bin:/bin"}
+    # One BLAS/OpenMP thread there against the default here: thread count must not change results.
+    env = {
+        "PYTHONPATH": str(REPO / "src"),
+        "PYTHONHASHSEED": "123",
+        "PATH": "/usr/bin:/bin",
+        "OMP_NUM_THREADS": "1",
+    }
+    env |= {"OPENBLAS_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     out = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", script, str(tmp_path)],
         capture_output=True,
@@ -264,4 +274,4 @@ def test_a_fresh_process_gives_the_same_fingerprint(tmp_path: Path, iclr2026, ic
         env=env,
         check=True,
     )
-    assert out.stdout.strip() == iclr_model.fingerprint()
+    assert out.stdout.strip() == here.fingerprint()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -32,7 +33,16 @@ def lsa_embed(docs: list[str], dim: int = 48) -> np.ndarray:
 
 
 def real_embed(docs: list[str]) -> np.ndarray:
-    """Embed with all-MiniLM-L6-v2: ``paperscope.index.embed`` once merged, else bench's fallback."""
+    """Embed with all-MiniLM-L6-v2: ``paperscope.index.embed`` once merged, else bench's fallback.
+
+    Cached per list of documents for the test session (the model is the slow part).
+    """
+    return _real_embed_cached(tuple(docs)).copy()
+
+
+@functools.cache
+def _real_embed_cached(docs: tuple[str, ...]) -> np.ndarray:
+    docs = list(docs)
     try:
         from paperscope.index import embed  # type: ignore[attr-defined]
 
