@@ -37,11 +37,27 @@ from paperscope.topics.label import BOILERPLATE_WORDS, LATEX_WORDS, STOP_WORDS
 
 
 def row(
-    name: str, labels: np.ndarray, areas: np.ndarray, n_topics: int, unassigned: float, wall_s: float
+    name: str,
+    labels: np.ndarray,
+    areas: np.ndarray,
+    n_topics: int,
+    unassigned: float,
+    wall_s: float,
+    cpu_s: float,
 ) -> str:
     nmi = normalized_mutual_info_score(areas, labels)
     ari = adjusted_rand_score(areas, labels)
-    return f"| {name:<34} | {nmi:5.3f} | {ari:5.3f} | {n_topics:6d} | {unassigned:10.1%} | {wall_s:8.1f} |"
+    return (
+        f"| {name:<36} | {nmi:5.3f} | {ari:5.3f} | {n_topics:6d} | {unassigned:10.1%} "
+        f"| {wall_s:8.1f} | {cpu_s:7.1f} |"
+    )
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
 
 
 def bench_render(n_points: int = 20_000) -> str:
@@ -136,69 +152,69 @@ def main() -> None:
     paper_ids = [f"p{i:05d}" for i in range(len(docs))]
     areas = np.unique(area_names, return_inverse=True)[1]
     matrix, embedder = embed_documents(docs)
-    print(
-        f"ICLR 2026: {len(docs)} papers, {areas.max() + 1} primary areas; "
-        f"embeddings {matrix.shape} from {embedder}"
-    )
-    print(f"cores: {os.cpu_count()}; numba threads {os.environ.get('NUMBA_NUM_THREADS', 'default')}")
+    print(f"ICLR 2026: {len(docs)} papers, {areas.max() + 1} primary areas; embeddings {matrix.shape}")
+    print(f"embedder: {embedder}; cores: {os.cpu_count()}; load average: {load_average()}")
+    print("(other jobs on the machine stretch wall times; cpu = this process's CPU time)")
 
     start = time.perf_counter()
     fit_topics(paper_ids[:300], docs[:300], matrix[:300])
     compile_s = time.perf_counter() - start
     print(f"warm-up (numba compile of UMAP + a 300-paper fit): {compile_s:.1f} s")
+    # BERTopic's UMAP runs NN-descent (4,096+ papers), which numba compiles on its first call:
+    # BERTopic's wall time below includes that compile; paperscope never runs NN-descent.
 
     figures: dict[str, object] = {"n_papers": len(docs), "compile_s": round(compile_s, 1)}
-    print("\n| method                             |  NMI  |  ARI  | topics | unassigned | wall (s) |")
-    print("|------------------------------------|-------|-------|--------|------------|----------|")
-    start = time.perf_counter()
+    print("\n| method" + " " * 31 + "|  NMI  |  ARI  | topics | unassigned | wall (s) | cpu (s) |")
+    print("|" + "|".join("-" * w for w in (38, 7, 7, 8, 12, 10, 9)) + "|")
+    start, cpu = time.perf_counter(), time.process_time()
     model = fit_topics(paper_ids, docs, matrix)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     broad = len(model.broad_topics())
-    print(row("paperscope (broad topics)", model.topic_ids, areas, broad, model.unassigned_fraction, wall))
+    unassigned = model.unassigned_fraction
+    print(row("paperscope (broad topics)", model.topic_ids, areas, broad, unassigned, wall, cpu))
     fine = np.where(model.subtopic_ids >= 0, model.subtopic_ids, model.topic_ids)
     n_fine = len({int(v) for v in fine if v >= 0})
-    print(row("paperscope (subtopics where present)", fine, areas, n_fine, model.unassigned_fraction, wall))
+    print(row("paperscope (subtopics where present)", fine, areas, n_fine, unassigned, wall, cpu))
     figures["paperscope"] = {
         "nmi": round(normalized_mutual_info_score(areas, model.topic_ids), 4),
         "ari": round(adjusted_rand_score(areas, model.topic_ids), 4),
         "topics": broad,
         "subtopics": sum(t.level == 1 for t in model.topics),
-        "unassigned_fraction": round(model.unassigned_fraction, 4),
+        "unassigned_fraction": round(unassigned, 4),
         "outlier_fraction_before_assignment": round(model.outlier_fraction, 4),
         "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
         "timings_ms": model.timings_ms,
     }
 
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with threadpool_limits(limits=1):
         km = KMeans(12, n_init=10, random_state=0).fit_predict(matrix)
-    print(row("k-means, 12 clusters (embeddings)", km, areas, 12, 0.0, time.perf_counter() - start))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(row("k-means, 12 clusters (embeddings)", km, areas, 12, 0.0, wall, cpu))
 
     if not args.no_bertopic:
         try:
             from bertopic import BERTopic
         except ImportError:
-            print(
-                "| BERTopic: not installed (pip install --no-deps bertopic==0.17.4; "
-                "pip install -e '.[bench]') |"
-            )
+            print("BERTopic not installed: pip install --no-deps bertopic==0.17.4; pip install -e '.[bench]'")
         else:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             topics_bt, _ = BERTopic().fit_transform(docs, embeddings=matrix)
-            wall_bt = time.perf_counter() - start
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
             bt = np.asarray(topics_bt)
-            print(
-                row("BERTopic 0.17.4 defaults", bt, areas, int(bt.max()) + 1, float((bt < 0).mean()), wall_bt)
-            )
+            outliers = float((bt < 0).mean())
+            print(row("BERTopic 0.17.4 defaults", bt, areas, int(bt.max()) + 1, outliers, wall, cpu))
             figures["bertopic"] = {
                 "nmi": round(normalized_mutual_info_score(areas, bt), 4),
                 "ari": round(adjusted_rand_score(areas, bt), 4),
                 "topics": int(bt.max()) + 1,
-                "unassigned_fraction": round(float((bt < 0).mean()), 4),
-                "wall_s": round(wall_bt, 1),
+                "unassigned_fraction": round(outliers, 4),
+                "wall_s": round(wall, 1),
+                "cpu_s": round(cpu, 1),
             }
 
     print(
@@ -216,10 +232,7 @@ def main() -> None:
     keep = np.sort(rng.choice(len(docs), round(len(docs) / 1.05), replace=False))
     part = fit_topics([paper_ids[i] for i in keep], [docs[i] for i in keep], matrix[keep])
     stability = adjusted_rand_score(model.topic_ids[keep], part.topic_ids)
-    print(
-        f"stability: ARI of broad topics, {len(keep)} papers vs the same papers after adding 5%: "
-        f"{stability:.3f}"
-    )
+    print(f"stability: broad-topic ARI of {len(keep)} papers before and after adding 5%: {stability:.3f}")
     figures["stability_ari"] = round(stability, 4)
 
     names = [t.name for t in model.topics if t.level == 0]

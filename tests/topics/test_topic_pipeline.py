@@ -275,3 +275,14 @@ def test_a_fresh_process_gives_the_same_fingerprint(tmp_path: Path, iclr2026):
         check=True,
     )
     assert out.stdout.strip() == here.fingerprint()
+
+
+def test_duplicate_papers_fit_without_warnings():
+    # 17 papers that are copies of 5: UMAP's spectral init fails and falls back (seeded) to random.
+    rng = np.random.default_rng(0)
+    matrix = np.repeat(rng.normal(size=(5, 32)), 4, axis=0)[:17].astype(np.float32)
+    docs = [f"graph sampler number {i % 5}" for i in range(17)]
+    first = fit_topics(ids(17), docs, matrix)
+    assert np.isfinite(first.coordinates).all()
+    assert sum(t.size for t in first.topics if t.level == 0) == 17
+    assert fit_topics(ids(17), docs, matrix).fingerprint() == first.fingerprint()

@@ -97,7 +97,7 @@ class HDBSCANClusterer:
 
 
 class KMeansClusterer:
-    """k-means (Lloyd) with k-means++ seeding: every paper in a cluster; a baseline.
+    """k-means (Lloyd) with k-means++ seeding: every paper in a cluster (the broad-topic partition).
 
     Args:
         n_clusters: number of clusters, capped at the number of papers.

@@ -157,6 +157,9 @@ def umap_embed(
     with warnings.catch_warnings():
         # We never call transform(), so the missing NN-descent search index does not matter.
         warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
+        # With duplicate papers the spectral init can fail; umap-learn then falls back to a
+        # seeded random init, which is still deterministic, so the warning tells a user nothing.
+        warnings.filterwarnings("ignore", message="Spectral initialisation failed", category=UserWarning)
         return np.asarray(model.fit_transform(embeddings), dtype=np.float32)
 
 
