@@ -35,9 +35,9 @@ def embed_documents(docs: list[str]) -> tuple[np.ndarray, str]:
     """Return (float32 (n, 384) unit rows, name of the embedder); cached by content hash in /tmp."""
     key = hashlib.sha256("\n\0".join(docs).encode()).hexdigest()[:16]
     try:
-        from paperscope.index import embed as _embed  # the search branch's embedder, once merged
+        from paperscope.index.embed import get_embedder  # the search branch's embedder, once merged
 
-        name, embed = "paperscope.index.embed", _embed.embed_texts
+        name, embed = "paperscope.index.embed", get_embedder().embed
     except ImportError:
         from _embed_fallback import embed_texts
 

@@ -44,9 +44,9 @@ def real_embed(docs: list[str]) -> np.ndarray:
 def _real_embed_cached(docs: tuple[str, ...]) -> np.ndarray:
     docs = list(docs)
     try:
-        from paperscope.index import embed  # type: ignore[attr-defined]
+        from paperscope.index.embed import get_embedder  # type: ignore[import-not-found]
 
-        return np.asarray(embed.embed_texts(docs), dtype=np.float32)
+        return np.asarray(get_embedder().embed(docs), dtype=np.float32)
     except ImportError:
         sys.path.insert(0, str(REPO / "bench"))
         try:
