@@ -515,3 +515,83 @@ def eval_cards(no_iclr: bool, as_json: bool) -> None:
         _emit_json(result)
     else:
         click.echo(format_cards_eval(result))
+
+
+def _topics_stale(lib: Library) -> bool:
+    """Return True when no topics are stored or papers were added since the last fit."""
+    return not lib.topics() or lib.topic_run().get("n_papers") != len(lib)
+
+
+@cli.command()
+@click.option("--refit", is_flag=True, help="Fit again even when topics are stored.")
+@click.option(
+    "--n-topics", type=click.IntRange(1, 200), default=None, help="Broad topics (default: automatic)."
+)
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of every random step.")
+@click.option("--json", "as_json", is_flag=True, help="Print topics as JSON.")
+@click.pass_context
+def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_json: bool) -> None:
+    """List topics with sizes, names and representative papers (fitting them first if needed).
+
+    Example: paperscope topics --n-topics 15
+    """
+    lib = _library(ctx)
+    if refit or _topics_stale(lib):
+        click.echo("fitting topics…", err=True)
+        lib.fit_topics(n_topics=n_topics, seed=seed)
+    found = lib.topics()
+    if as_json:
+        _emit_json({"run": lib.topic_run(), "topics": [t.to_dict() for t in found]})
+        return
+    run = lib.topic_run()
+    n_broad = sum(t.level == 0 and not t.is_unassigned for t in found)
+    click.echo(
+        f"{n_broad} topics over {run.get('n_papers', 0)} papers; "
+        f"unassigned {run.get('unassigned_fraction', 0):.1%}, "
+        f"placed by neighbours {run.get('outlier_fraction', 0):.1%}"
+    )
+    children: dict[int, list[Any]] = {}
+    for t in found:
+        if t.parent_id is not None:
+            children.setdefault(t.parent_id, []).append(t)
+    for t in found:
+        if t.level != 0:
+            continue
+        click.echo(
+            f"\n[{t.topic_id}] {t.name}  ({t.size} papers)"
+            if not t.is_unassigned
+            else f"\n{t.name}  ({t.size} papers)"
+        )
+        for pid in t.representative_ids:
+            click.echo(f"      {pid}  {lib.get(pid).label}")
+        for c in children.get(t.topic_id, []):
+            click.echo(f"   [{c.topic_id}] {c.name}  ({c.size})")
+
+
+@cli.command("map")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
+)
+@click.option(
+    "--png", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write a PNG."
+)
+@click.option(
+    "--color-by",
+    type=click.Choice(["topic", "area", "venue"]),
+    default="topic",
+    show_default=True,
+    help="Colouring.",
+)
+@click.option("--title", default=None, help="Page title.")
+@click.pass_context
+def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, title: str | None) -> None:
+    """Write the topic map: one offline HTML file (zoom, hover cards, search) and optionally a PNG.
+
+    Example: paperscope map --out map.html --png map.png
+    """
+    lib = _library(ctx)
+    if _topics_stale(lib):
+        click.echo("fitting topics…", err=True)
+        lib.fit_topics()
+    lib.write_map(out, png=png, color_by=color_by, title=title)
+    click.echo(f"wrote {out}" + (f" and {png}" if png else ""), err=True)

@@ -12,7 +12,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .config import default_db_path
-from .errors import InputError
+from .errors import InputError, NotFound
 from .extract import EXTRACTOR_VERSION, build_cards, build_first_card
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
@@ -20,8 +20,9 @@ from .index.fusion import DEFAULT_FUSION, Fusion
 from .index.related import related_papers
 from .index.search import MODES, search_papers
 from .ingest import ingest_paths
-from .models import Card, Hit, IngestReport, Paper
+from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
+from .store import topics as topic_store
 from .store.retrieval import filtered_paper_ids
 from .triage import export_papers
 from .triage.recommend import rank_by_preference
@@ -195,6 +196,7 @@ class Library:
         source_area: str | None = None,
         has_code: bool | None = None,
         fusion: Fusion = DEFAULT_FUSION,
+        topic: int | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -209,10 +211,13 @@ class Library:
             source_area: keep papers whose source gave this area label.
             has_code: keep papers with (True) or without (False) a code URL.
             fusion: how hybrid mode combines its legs (default: tuned on training queries).
+            topic: keep papers of this broad topic id (see :meth:`topics`).
 
         Returns:
             Hits best first; ``Hit.legs`` gives each leg's rank and raw score (BM25 score,
             cosine), so a reader can see why a paper matched.
+
+        ``topic`` keeps only papers of that broad topic or subtopic (see :meth:`topics`).
 
         Raises:
             InputError: ``query`` is empty or whitespace, ``limit`` is not in 1..MAX_LIMIT,
@@ -226,6 +231,9 @@ class Library:
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
         allowed = filtered_paper_ids(self.store.conn, venue, year, decision, source_area, has_code)
+        if topic is not None:
+            members = self.topic_members(topic)
+            allowed = members if allowed is None else allowed & members
         ranked = search_papers(
             self.store,
             query,
@@ -366,8 +374,18 @@ class Library:
         conn = self.store.conn
         keep = marks.marked_ids(conn, starred=starred, tag=tag) if starred or tag else None
         selected = (p for p in self.papers() if keep is None or p.paper_id in keep)
+        assigned = self.paper_topics()
+        keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
+
+        def info(paper: Paper) -> dict[str, Any]:
+            topic = assigned.get(paper.paper_id)
+            return {
+                "marks": self.marks(paper.paper_id),
+                "topic": {k: topic[k] for k in keys} if topic else None,
+            }
+
         try:
-            return export_papers(((p, self.marks(p.paper_id)) for p in selected), fmt)
+            return export_papers(((p, info(p)) for p in selected), fmt)
         except ValueError as exc:
             raise InputError(str(exc)) from None
 
@@ -417,3 +435,149 @@ class Library:
             "tags": marks.tags_of(conn, pid),
             "note": marks.note_of(conn, pid),
         }
+
+    # -- topics and the map -----------------------------------------------------------------
+    def fit_topics(self, embeddings: tuple[list[str], Any] | None = None, **settings: Any) -> Any:
+        """Fit broad topics, subtopics and map coordinates, and store them (replacing earlier ones).
+
+        Args:
+            embeddings: ``(paper_ids, matrix)`` with matrix float32 (n_papers, dim); None means
+                ``self.embeddings()`` (the active embedder's stored vectors).
+            **settings: passed to :func:`paperscope.topics.fit_topics` (``n_topics``, ``seed``, …).
+
+        Returns:
+            The :class:`paperscope.topics.TopicModel`.
+
+        Raises:
+            ModelUnavailable: no embeddings were given and the embedding model is not installed.
+            InputError: an embedded paper_id is not in the library, or the embeddings are bad.
+        """
+        import numpy as np
+
+        from .topics import fit_topics
+
+        if embeddings is None:
+            embeddings = self.embeddings()
+        paper_ids, matrix = list(embeddings[0]), np.asarray(embeddings[1], dtype=np.float32)
+        texts = {
+            r["paper_id"]: f"{r['title']}. {r['clean_text']}" if r["title"] else r["clean_text"]
+            for r in self.store.conn.execute("SELECT paper_id, title, clean_text FROM papers")
+        }
+        missing = [pid for pid in paper_ids if pid not in texts]
+        if missing:
+            raise InputError(f"{len(missing)} embedded papers are not in the library (first: {missing[0]})")
+        model = fit_topics(paper_ids, [texts[pid] for pid in paper_ids], matrix, **settings)
+        rows = [
+            (pid, int(t), int(s) if s >= 0 else None, bool(o), float(x), float(y))
+            for pid, t, s, o, (x, y) in zip(
+                model.paper_ids,
+                model.topic_ids,
+                model.subtopic_ids,
+                model.is_outlier,
+                model.coordinates,
+                strict=True,
+            )
+        ]
+        run = {
+            "settings": model.settings,
+            "n_papers": len(paper_ids),
+            "unassigned_fraction": round(model.unassigned_fraction, 6),
+            "outlier_fraction": round(model.outlier_fraction, 6),
+            "fingerprint": model.fingerprint(),
+            "timings_ms": model.timings_ms,
+        }
+        with self.store.transaction() as conn:
+            topic_store.replace_topics(conn, model.topics, rows, run)
+        return model
+
+    def topics(self, level: int | None = None) -> list[Topic]:
+        """Return the stored topics (broad, then subtopics, then Unassigned); [] before a fit.
+
+        Args:
+            level: 0 for broad topics and the Unassigned group, 1 for subtopics, None for all.
+        """
+        found = topic_store.load_topics(self.store.conn)
+        return [t for t in found if level is None or t.level == level]
+
+    def topic_run(self) -> dict[str, Any]:
+        """Return settings and figures of the last topic fit (empty before the first)."""
+        return topic_store.load_run(self.store.conn)
+
+    def paper_topics(self) -> dict[str, dict[str, Any]]:
+        """Return ``paper_id → {topic_id, topic, subtopic_id, subtopic, is_outlier, x, y}``."""
+        names = {t.topic_id: t.name for t in self.topics()}
+        return {
+            pid: {
+                "topic_id": a["topic_id"],
+                "topic": names.get(a["topic_id"]),
+                "subtopic_id": a["subtopic_id"],
+                "subtopic": names.get(a["subtopic_id"]) if a["subtopic_id"] is not None else None,
+                "is_outlier": a["is_outlier"],
+                "x": a["x"],
+                "y": a["y"],
+            }
+            for pid, a in topic_store.load_assignments(self.store.conn).items()
+        }
+
+    def topic_members(self, topic_id: int) -> set[str]:
+        """Return the paper_ids of a broad topic or subtopic.
+
+        Raises:
+            NotFound: no stored topic has this id.
+        """
+        known = {t.topic_id for t in self.topics()}
+        if topic_id not in known:
+            raise NotFound(f"no topic {topic_id}; `paperscope topics` lists them")
+        return {
+            pid
+            for pid, a in topic_store.load_assignments(self.store.conn).items()
+            if topic_id in (a["topic_id"], a["subtopic_id"])
+        }
+
+    def topic_facets(self, hits: list[Hit]) -> list[dict[str, Any]]:
+        """Count ``hits`` per broad topic: ``[{topic_id, topic, count}]``, largest count first."""
+        assigned = self.paper_topics()
+        counts: dict[int, int] = {}
+        for hit in hits:
+            if hit.paper_id in assigned:
+                tid = assigned[hit.paper_id]["topic_id"]
+                counts[tid] = counts.get(tid, 0) + 1
+        names = {t.topic_id: t.name for t in self.topics(level=0)}
+        return [
+            {"topic_id": tid, "topic": names.get(tid), "count": n}
+            for tid, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+
+    def write_map(
+        self,
+        path: str | Path,
+        png: str | Path | None = None,
+        color_by: str = "topic",
+        title: str | None = None,
+    ) -> Path:
+        """Write the topic map as one self-contained offline HTML file (and a PNG if asked).
+
+        Args:
+            path: the HTML file; written to a temp file and renamed into place.
+            png: also write a static PNG here (needs matplotlib).
+            color_by: initial colouring: ``"topic"``, ``"area"`` or ``"venue"``.
+            title: page title; default "paperscope map: N papers".
+
+        Returns:
+            The HTML path.
+
+        Raises:
+            NotFound: topics have not been fitted yet.
+            InputError: ``color_by`` is not one of the choices.
+            ModelUnavailable: a PNG was asked for and matplotlib is not installed.
+        """
+        from .map import map_payload, write_map_html, write_map_png
+
+        assigned = self.paper_topics()
+        if not assigned:
+            raise NotFound("no topics yet: run `paperscope topics` (or Library.fit_topics) first")
+        payload = map_payload(list(self.papers()), assigned, self.topics(), color_by=color_by, title=title)
+        out = write_map_html(path, payload)
+        if png is not None:
+            write_map_png(png, payload)
+        return out

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["Source", "Record", "Paper", "Card", "Hit", "IngestReport", "FileReport", "Skip"]
+__all__ = ["Source", "Record", "Paper", "Card", "Hit", "IngestReport", "FileReport", "Skip", "Topic"]
 
 
 @dataclass(frozen=True)
@@ -252,3 +252,35 @@ class IngestReport:
                 for f in self.files
             ],
         }
+
+
+@dataclass
+class Topic:
+    """A topic of the library: a broad topic (level 0), a subtopic (level 1), or the Unassigned group.
+
+    Attributes:
+        topic_id: 0.. for broad topics, then subtopics; -1 for the Unassigned group.
+        name: short human-readable name (its best key phrases); for the Unassigned group a
+            description that cannot pass for a topic.
+        level: 0 for broad topics and the Unassigned group, 1 for subtopics.
+        size: number of papers.
+        key_phrases: c-TF-IDF key phrases, best first.
+        parent_id: the broad topic of a subtopic, else None.
+        is_unassigned: True only for the group of papers that fit no topic.
+        representative_ids: the papers closest to the topic's centroid, closest first.
+        x, y: where the name sits on the map (median of its papers' coordinates, in [-1, 1]).
+    """
+
+    topic_id: int
+    name: str
+    level: int
+    size: int
+    key_phrases: list[str] = field(default_factory=list)
+    parent_id: int | None = None
+    is_unassigned: bool = False
+    representative_ids: list[str] = field(default_factory=list)
+    x: float = 0.0
+    y: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

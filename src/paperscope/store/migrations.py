@@ -83,3 +83,35 @@ MIGRATIONS: list[str] = [
     CREATE INDEX papers_decision ON papers (decision);
     """,
 ]
+
+# Topics (branch `topics`): meant to follow the embeddings migration; it only creates its own
+# tables, so the lead can renumber it when merging. A refit replaces every row in one transaction.
+MIGRATIONS.append(
+    """
+    CREATE TABLE topics (
+        topic_id           INTEGER PRIMARY KEY,
+        name               TEXT NOT NULL,
+        level              INTEGER NOT NULL,
+        size               INTEGER NOT NULL,
+        key_phrases        TEXT NOT NULL DEFAULT '[]',
+        parent_id          INTEGER,
+        is_unassigned      INTEGER NOT NULL DEFAULT 0,
+        representative_ids TEXT NOT NULL DEFAULT '[]',
+        x                  REAL NOT NULL,
+        y                  REAL NOT NULL
+    );
+    CREATE TABLE paper_topics (
+        paper_id    TEXT PRIMARY KEY REFERENCES papers (paper_id),
+        topic_id    INTEGER NOT NULL,
+        subtopic_id INTEGER,
+        is_outlier  INTEGER NOT NULL DEFAULT 0,
+        x           REAL NOT NULL,
+        y           REAL NOT NULL
+    );
+    CREATE INDEX paper_topics_topic ON paper_topics (topic_id);
+    CREATE TABLE topic_runs (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """
+)

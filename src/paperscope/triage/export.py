@@ -16,7 +16,9 @@ from ..models import Paper
 
 __all__ = ["EXPORT_FORMATS", "export_papers"]
 
-Marks = dict[str, Any]
+#: What export knows of a paper beside the Paper: ``{"marks": {starred, tags, note},
+#: "topic": {topic_id, topic, subtopic_id, subtopic, is_outlier} or None}``.
+Info = dict[str, Any]
 _CSV_COLUMNS = [
     "paper_id",
     "label",
@@ -27,6 +29,7 @@ _CSV_COLUMNS = [
     "method_names",
     "code_urls",
     "sources",
+    "topic",
     "starred",
     "tags",
     "note",
@@ -34,21 +37,21 @@ _CSV_COLUMNS = [
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 
 
-def _row(paper: Paper, marks: Marks) -> dict[str, Any]:
-    return {**paper.to_dict(), "marks": marks}
+def _row(paper: Paper, info: Info) -> dict[str, Any]:
+    return {**paper.to_dict(), **info}
 
 
-def _jsonl(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
-    for paper, marks in papers:
-        yield json.dumps(_row(paper, marks), ensure_ascii=False) + "\n"
+def _jsonl(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
+    for paper, info in papers:
+        yield json.dumps(_row(paper, info), ensure_ascii=False) + "\n"
 
 
-def _csv(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+def _csv(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(_CSV_COLUMNS)
-    for paper, marks in papers:
-        card = paper.card
+    for paper, info in papers:
+        card, marks, topic = paper.card, info["marks"], info.get("topic")
         writer.writerow(
             [
                 paper.paper_id,
@@ -60,6 +63,7 @@ def _csv(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
                 "; ".join(card.method_names) if card else "",
                 " ".join(card.code_urls) if card else "",
                 "; ".join(f"{s.path}:{s.line}" for s in paper.sources),
+                topic["topic"] if topic else "",
                 "yes" if marks["starred"] else "",
                 "; ".join(marks["tags"]),
                 marks["note"] or "",
@@ -77,8 +81,9 @@ def _bib_escape(value: str) -> str:
     return _BIBTEX_SPECIAL.sub(r"\\\1", value)
 
 
-def _bibtex(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
-    for paper, marks in papers:
+def _bibtex(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
+    for paper, info in papers:
+        marks = info["marks"]
         fields = [Field("title", "{" + _bib_escape(paper.title or paper.label) + "}")]
         if paper.authors:
             fields.append(Field("author", _bib_escape(" and ".join(paper.authors))))
@@ -98,9 +103,10 @@ def _bibtex(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
         yield bibtexparser.write_string(library).strip() + "\n\n"
 
 
-def _markdown(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
+def _markdown(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
     yield "# Reading list\n\n"
-    for paper, marks in papers:
+    for paper, info in papers:
+        marks = info["marks"]
         venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
         line = f"- [ ] {'★ ' if marks['starred'] else ''}**{paper.label}**"
         if venue:
@@ -116,7 +122,7 @@ def _markdown(papers: Iterable[tuple[Paper, Marks]]) -> Iterator[str]:
 
 
 #: Every ``paperscope export --format`` choice and the writer behind it.
-EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Marks]]], Iterator[str]]] = {
+EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Info]]], Iterator[str]]] = {
     "jsonl": _jsonl,
     "csv": _csv,
     "bibtex": _bibtex,
@@ -124,8 +130,8 @@ EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Marks]]], Iterator[str
 }
 
 
-def export_papers(papers: Iterable[tuple[Paper, Marks]], fmt: str) -> Iterator[str]:
-    """Yield the text of ``papers`` (each with its marks) in format ``fmt``, chunk by chunk.
+def export_papers(papers: Iterable[tuple[Paper, Info]], fmt: str) -> Iterator[str]:
+    """Yield the text of ``papers`` (each with its :data:`Info`) in format ``fmt``, chunk by chunk.
 
     Raises:
         ValueError: ``fmt`` is not one of ``EXPORT_FORMATS``.
