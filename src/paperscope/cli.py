@@ -517,11 +517,6 @@ def eval_cards(no_iclr: bool, as_json: bool) -> None:
         click.echo(format_cards_eval(result))
 
 
-def _topics_stale(lib: Library) -> bool:
-    """Return True when no topics are stored or papers were added since the last fit."""
-    return not lib.topics() or lib.topic_run().get("n_papers") != len(lib)
-
-
 @cli.command()
 @click.option("--refit", is_flag=True, help="Fit again even when topics are stored.")
 @click.option(
@@ -536,7 +531,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
     Example: paperscope topics --n-topics 15
     """
     lib = _library(ctx)
-    if refit or _topics_stale(lib):
+    if refit or lib.topics_are_stale():
         click.echo("fitting topics…", err=True)
         lib.fit_topics(n_topics=n_topics, seed=seed)
     found = lib.topics()
@@ -590,7 +585,7 @@ def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, 
     Example: paperscope map --out map.html --png map.png
     """
     lib = _library(ctx)
-    if _topics_stale(lib):
+    if lib.topics_are_stale():
         click.echo("fitting topics…", err=True)
         lib.fit_topics()
     lib.write_map(out, png=png, color_by=color_by, title=title)

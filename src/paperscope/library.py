@@ -548,6 +548,10 @@ class Library:
             for tid, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         ]
 
+    def topics_are_stale(self) -> bool:
+        """Return True when no topics are stored or papers were added since the last fit."""
+        return not self.topics() or self.topic_run().get("n_papers") != len(self)
+
     def write_map(
         self,
         path: str | Path,

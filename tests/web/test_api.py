@@ -122,3 +122,16 @@ def test_index_page_and_static_assets_are_served(client: TestClient) -> None:
     assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
     assert client.get("/static/app.js").status_code == 200
     assert "http" not in client.get("/static/app.js").text.replace("HTTP ", "")
+
+
+def test_topics_and_map_page(tmp_path: Path, icml_dir: Path) -> None:
+    lib = Library(tmp_path / "map.db")
+    lib.ingest([icml_dir])
+    with TestClient(create_app(lib)) as client:
+        listed = client.get("/api/topics").json()["data"]
+        broad = [t for t in listed if t["level"] == 0]
+        assert sum(t["size"] for t in broad) == 95
+        page = client.get("/map")
+        assert page.status_code == 200 and "<canvas" in page.text
+        assert "https://" not in page.text.split("<script", 1)[0]
+    lib.close()

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import InputError, NotFound, PaperscopeError
 from ..library import Library
-from .api import marks, papers, search
+from .api import marks, papers, search, topics
 
 __all__ = ["create_app", "error_body"]
 
@@ -65,8 +65,9 @@ def create_app(library: Library) -> FastAPI:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body(f"internal error: {type(exc).__name__}", 500), status_code=500)
 
-    for module in (search, papers, marks):
+    for module in (search, papers, marks, topics):
         app.include_router(module.router, prefix="/api")
+    app.include_router(topics.page_router)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
