@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import multiprocessing
 import os
 import re
 import sys
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -48,6 +50,8 @@ __all__ = [
 ]
 
 _BATCH = 1000
+#: Files at least this large are cleaned in a worker process (below it, forking costs more than it saves).
+_POOL_MIN_BYTES = 2**20
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
 _DOC_STEMS = ("readme", "license", "licence", "changelog", "contributing", "sources")
@@ -176,11 +180,13 @@ class _BatchStore:
         self.report = report
         self.build_card = build_card
 
-    def store(self, batch: list[Paper]) -> None:
+    def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
+        """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
         conn = self.conn
         stored = papers.existing_ids(conn, {p.paper_id for p in batch})
         unseen = list({p.paper_id: p for p in batch if p.paper_id not in stored}.values())
-        prints = dict(zip((p.paper_id for p in unseen), dedup.fingerprints(unseen), strict=True))
+        fps = dedup.fingerprints(unseen, [shingles[p.paper_id] for p in unseen])
+        prints = dict(zip((p.paper_id for p in unseen), fps, strict=True))
         lookups = {k for pid, fp in prints.items() for k in (*fp.keys, dedup.alias_key(pid))}
         db_keys = papers.find_dedup_keys(conn, lookups)
         known = self._load_known({pid for pids in db_keys.values() for pid in pids})
@@ -295,6 +301,54 @@ def _batches(items: Iterator[Record | Skip], size: int) -> Iterator[list[Record 
         yield batch
 
 
+_Prepared = tuple[list[tuple[Paper | None, list[str]]], list[np.ndarray]]
+
+
+def _prepare(records: list[Record]) -> _Prepared:
+    """Repair and clean records, and shingle the papers they give.
+
+    Returns ``(paper or None when blank, invalid characters removed)`` per record, and the
+    ``dedup.batch_shingles`` of the papers in order. The costly step of ingest (LaTeX
+    conversion in ``clean_text``): it runs in a worker process for large files.
+    """
+    out = []
+    for record in records:
+        removed = repair_record(record)
+        out.append((record_to_paper(record), removed))
+    return out, dedup.batch_shingles([p.clean_text for p, _ in out if p is not None])
+
+
+class _Cleaner:
+    """Runs ``_prepare`` for large files in one forked worker, overlapped with storing in this process.
+
+    With two cores, the worker cleans batch k + 1 while this process deduplicates and stores
+    batch k. Files under ``_POOL_MIN_BYTES``, and platforms without ``fork``, are cleaned inline.
+    """
+
+    def __init__(self) -> None:
+        self.pool: Any = None
+
+    def submit(self, records: list[Record], use_pool: bool) -> Callable[[], _Prepared]:
+        if use_pool and self._ensure_pool():
+            job = self.pool.apply_async(_prepare, (records,))
+            return job.get
+        done = _prepare(records)
+        return lambda: done
+
+    def _ensure_pool(self) -> bool:
+        if self.pool is None:
+            if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+                return False
+            self.pool = multiprocessing.get_context("fork").Pool(1)
+        return True
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+            self.pool = None
+
+
 def _ingest_file(
     store: Store,
     path: Path,
@@ -302,12 +356,14 @@ def _ingest_file(
     build_card: Callable[[Paper], Card],
     column_map: dict[str, str] | None,
     progress: bool,
+    cleaner: _Cleaner,
 ) -> tuple[FileReport, bool]:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == "json" else "line"
     saw_cjk = False
     batch_store = _BatchStore(store, report, build_card)
+    use_pool = path.stat().st_size >= _POOL_MIN_BYTES
     items = tqdm(
         reader(path, column_map),
         desc=path.name,
@@ -316,32 +372,39 @@ def _ingest_file(
         file=sys.stderr,
         leave=False,
     )
-    for batch in _batches(iter(items), _BATCH):
+
+    def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:
+        nonlocal saw_cjk
+        results, sets = result()
+        prepared = iter(results)
+        shingles = dict(zip((p.paper_id for p, _ in results if p is not None), sets, strict=True))
         ready: list[Paper] = []
         for item in batch:
             report.read += 1
             if isinstance(item, Skip):
                 report.skipped.append(item)
                 continue
-            removed = repair_record(item)
+            paper, removed = next(prepared)
             if removed:
                 codes = ", ".join(sorted({f"U+{ord(c):04X}" for c in removed}))
-                report.repaired.append(
-                    Skip(
-                        str(path),
-                        item.source.line,
-                        f"removed {len(removed)} invalid characters ({codes})",
-                        unit,
-                    )
-                )
-            paper = record_to_paper(item)
+                reason = f"removed {len(removed)} invalid characters ({codes})"
+                report.repaired.append(Skip(str(path), item.source.line, reason, unit))
             if paper is None:
                 reason = "empty abstract (no letter or digit)"
                 report.skipped.append(Skip(str(path), item.source.line, reason, unit))
                 continue
             saw_cjk = saw_cjk or has_cjk(paper.clean_text)
             ready.append(paper)
-        batch_store.store(ready)
+        batch_store.store(ready, shingles)
+
+    pending = None
+    for batch in _batches(iter(items), _BATCH):
+        job = cleaner.submit([i for i in batch if isinstance(i, Record)], use_pool)
+        if pending is not None:
+            finish(*pending)
+        pending = (batch, job)
+    if pending is not None:
+        finish(*pending)
     return report, saw_cjk
 
 
@@ -411,6 +474,7 @@ def ingest_paths(
     report = IngestReport()
     saw_cjk = False
     outer = store.transaction() if strict else contextlib.nullcontext()
+    cleaner = _Cleaner()
     try:
         with outer:
             with store.transaction() if not strict else contextlib.nullcontext():
@@ -432,7 +496,9 @@ def ingest_paths(
                     continue
                 try:
                     with store.transaction() if not strict else contextlib.nullcontext():
-                        file_report, cjk = _ingest_file(store, path, file_fmt, build_card, columns, progress)
+                        file_report, cjk = _ingest_file(
+                            store, path, file_fmt, build_card, columns, progress, cleaner
+                        )
                 except InputError as exc:
                     report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
                     continue
@@ -442,6 +508,8 @@ def ingest_paths(
                 raise _StrictAbort
     except _StrictAbort:
         report.rolled_back = True
+    finally:
+        cleaner.close()
     if saw_cjk:
         report.warnings.append("some abstracts are not in English (CJK text found)")
     report.elapsed_s = time.perf_counter() - started
