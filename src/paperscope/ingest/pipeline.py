@@ -233,7 +233,8 @@ class _BatchStore:
         papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
         for pid, fields in self.changed.items():
             paper = self.loaded[pid]
-            papers.update_paper_fields(conn, paper, fields)
+            new_hash = content_hash_for(paper.title, paper.clean_text) if "title" in fields else None
+            papers.update_paper_fields(conn, paper, fields, new_hash)
             if fields & {"title", "venue", "year"}:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
         self.report.new += len(fresh)

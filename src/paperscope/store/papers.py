@@ -93,12 +93,15 @@ def add_sources(conn: sqlite3.Connection, sources: list[tuple[str, Source]]) -> 
     return conn.total_changes - before
 
 
-def update_paper_fields(conn: sqlite3.Connection, paper: Paper, fields: Iterable[str]) -> None:
+def update_paper_fields(
+    conn: sqlite3.Connection, paper: Paper, fields: Iterable[str], content_hash: str | None = None
+) -> None:
     """Write the named metadata fields of ``paper`` to its stored row (call inside a transaction).
 
     ``fields`` are names of ``Paper`` metadata (title, authors, venue, year, decision, keywords,
     source_area, urls, external_ids); the abstract and ``paper_id`` never change. A new title
-    also updates the lexical index row.
+    also updates the lexical index row, and ``content_hash`` (the hash of title and clean text
+    that keys cached vectors) when given.
     """
     names = [f for f in fields if f in _SCALAR_FIELDS or f in _JSON_FIELDS]
     if not names:
@@ -107,6 +110,9 @@ def update_paper_fields(conn: sqlite3.Connection, paper: Paper, fields: Iterable
         json.dumps(getattr(paper, f), ensure_ascii=False) if f in _JSON_FIELDS else getattr(paper, f)
         for f in names
     ]
+    if content_hash is not None:
+        names.append("content_hash")
+        values.append(content_hash)
     assignments = ", ".join(f"{f} = ?" for f in names)
     conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*values, paper.paper_id])
     if "title" in names:
