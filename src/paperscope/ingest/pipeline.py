@@ -5,10 +5,10 @@ record; records are cleaned, checked, fingerprinted and stored in batches, so me
 bounded however large the file. Stars, tags and notes are never written.
 
 Folders are walked recursively in sorted order. Only data files are considered (``.txt``,
-``.json``, ``.jsonl``, ``.ndjson``, ``.csv``, ``.tsv``, ``.bib``; hidden files, ``.md`` and other
-documentation never), and a data file is read only if it is a paper list: a structured file
-needs an abstract field or column (``--map`` can name one), a text file a venue header line or
-a prose first paragraph. Other files (queries, qrels, label lists) are reported as *ignored*,
+``.json``, ``.jsonl``, ``.ndjson``, ``.csv``, ``.tsv``, ``.bib``; never hidden files, ``.md``
+files or documentation such as ``README.txt``), and a data file is read only if it is a paper
+list: a structured file needs an abstract field or column (``--map`` can name one), a text file
+a venue header line or a prose first paragraph. Other files (queries, qrels, label lists) are reported as *ignored*,
 not as errors. A folder holding a ``qrels/`` folder is a retrieval test collection (the BEIR
 layout: corpus, queries, qrels) and is ignored as a whole; name its corpus file to ingest it.
 A file named on the command line is always read, and is an error if it is not a paper list.
@@ -54,7 +54,8 @@ _BATCH = 1000
 _POOL_MIN_BYTES = 2**20
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
-_DOC_STEMS = ("readme", "license", "licence", "changelog", "contributing", "sources")
+#: Documentation file names (any extension) a folder walk never reads.
+_DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
 # C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
 # they break SQLite's UTF-8 or the terminal and carry no text.
 _INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -77,7 +78,7 @@ def _is_data_file(path: Path) -> bool:
     return (
         path.suffix.lower() in DATA_SUFFIXES
         and not path.name.startswith(".")
-        and not path.stem.lower().startswith(_DOC_STEMS)
+        and path.stem.lower() not in _DOC_STEMS
     )
 
 
