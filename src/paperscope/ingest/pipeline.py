@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import pickle
 import re
 import sys
 import time
@@ -50,8 +51,12 @@ __all__ = [
 ]
 
 _BATCH = 1000
-#: Files at least this large are cleaned in a worker process (below it, forking costs more than it saves).
+#: Files at least this large use worker processes (below it, forking costs more than it saves).
 _POOL_MIN_BYTES = 2**20
+#: Worker processes at most (one per core up to this).
+_MAX_WORKERS = 2
+#: Batches whose cards may still be building; bounds memory when cards are the slow step.
+_CARD_JOBS_IN_FLIGHT = 2
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
 #: Documentation file names (any extension) a folder walk never reads.
@@ -176,10 +181,13 @@ class _Known:
 class _BatchStore:
     """Stores one batch of Papers: exact duplicates, near-duplicates (``dedup``) and new papers."""
 
-    def __init__(self, store: Store, report: FileReport, build_card: Callable[[Paper], Card]):
+    def __init__(self, store: Store, report: FileReport, workers: _Workers, use_pool: bool):
         self.conn = store.conn
         self.report = report
-        self.build_card = build_card
+        self.workers = workers
+        self.build_card = workers.build_card
+        self.use_pool = use_pool
+        self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
 
     def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
         """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
@@ -228,10 +236,14 @@ class _BatchStore:
                 batch_keys.setdefault(key, []).append(target)
             new_keys.extend((key, target) for key in keys)
         fresh = list(new.values())
-        for paper in fresh:
-            paper.card = self.build_card(paper)
         papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+        # Cards are the slowest step (extractors): built in the workers, saved a few batches later.
+        self.pending_cards.append(([p.paper_id for p in fresh], self.workers.cards(fresh, self.use_pool)))
+        while len(self.pending_cards) > _CARD_JOBS_IN_FLIGHT:
+            self._save_cards()
         papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
+        if any(fields & {"title", "venue", "year"} for fields in self.changed.values()):
+            self.flush()  # a card still building must not overwrite the one rebuilt below
         for pid, fields in self.changed.items():
             paper = self.loaded[pid]
             new_hash = content_hash_for(paper.title, paper.clean_text) if "title" in fields else None
@@ -239,6 +251,15 @@ class _BatchStore:
             if fields & {"title", "venue", "year"}:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
         self.report.new += len(fresh)
+
+    def _save_cards(self) -> None:
+        paper_ids, result = self.pending_cards.pop(0)
+        papers.save_cards(self.conn, list(zip(paper_ids, result(), strict=True)))
+
+    def flush(self) -> None:
+        """Save the cards still being built (call before the file's transaction commits)."""
+        while self.pending_cards:
+            self._save_cards()
 
     def _load_known(self, paper_ids: set[str]) -> dict[str, _Known]:
         rows = papers.dedup_rows(self.conn, paper_ids)
@@ -320,28 +341,45 @@ def _prepare(records: list[Record]) -> _Prepared:
     return out, dedup.batch_shingles([p.clean_text for p, _ in out if p is not None])
 
 
-class _Cleaner:
-    """Runs ``_prepare`` for large files in one forked worker, overlapped with storing in this process.
+def _build_cards(papers_: list[Paper], build_card: Callable[[Paper], Card]) -> list[Card]:
+    return [build_card(p) for p in papers_]
 
-    With two cores, the worker cleans batch k + 1 while this process deduplicates and stores
-    batch k. Files under ``_POOL_MIN_BYTES``, and platforms without ``fork``, are cleaned inline.
+
+class _Workers:
+    """Forked worker processes for the costly steps: cleaning records and building cards.
+
+    With two cores, the workers clean batch k + 1 and build the cards of batch k while this
+    process deduplicates and stores. Files under ``_POOL_MIN_BYTES``, platforms without
+    ``fork``, and card builders that cannot be pickled run inline instead.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, build_card: Callable[[Paper], Card]) -> None:
+        self.build_card = build_card
         self.pool: Any = None
+        try:
+            pickle.dumps(build_card)
+            self.cards_in_pool = True
+        except (pickle.PicklingError, AttributeError, TypeError):
+            self.cards_in_pool = False
 
-    def submit(self, records: list[Record], use_pool: bool) -> Callable[[], _Prepared]:
+    def clean(self, records: list[Record], use_pool: bool) -> Callable[[], _Prepared]:
         if use_pool and self._ensure_pool():
-            job = self.pool.apply_async(_prepare, (records,))
-            return job.get
+            return self.pool.apply_async(_prepare, (records,)).get  # type: ignore[no-any-return]
         done = _prepare(records)
+        return lambda: done
+
+    def cards(self, papers_: list[Paper], use_pool: bool) -> Callable[[], list[Card]]:
+        if papers_ and use_pool and self.cards_in_pool and self._ensure_pool():
+            return self.pool.apply_async(_build_cards, (papers_, self.build_card)).get  # type: ignore[no-any-return]
+        done = _build_cards(papers_, self.build_card)
         return lambda: done
 
     def _ensure_pool(self) -> bool:
         if self.pool is None:
-            if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            cores = os.cpu_count() or 1
+            if cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
                 return False
-            self.pool = multiprocessing.get_context("fork").Pool(1)
+            self.pool = multiprocessing.get_context("fork").Pool(min(cores, _MAX_WORKERS))
         return True
 
     def close(self) -> None:
@@ -355,17 +393,16 @@ def _ingest_file(
     store: Store,
     path: Path,
     fmt: str,
-    build_card: Callable[[Paper], Card],
     column_map: dict[str, str] | None,
     progress: bool,
-    cleaner: _Cleaner,
+    workers: _Workers,
 ) -> tuple[FileReport, bool]:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == "json" else "line"
     saw_cjk = False
-    batch_store = _BatchStore(store, report, build_card)
     use_pool = path.stat().st_size >= _POOL_MIN_BYTES
+    batch_store = _BatchStore(store, report, workers, use_pool)
     items = tqdm(
         reader(path, column_map),
         desc=path.name,
@@ -401,12 +438,13 @@ def _ingest_file(
 
     pending = None
     for batch in _batches(iter(items), _BATCH):
-        job = cleaner.submit([i for i in batch if isinstance(i, Record)], use_pool)
+        job = workers.clean([i for i in batch if isinstance(i, Record)], use_pool)
         if pending is not None:
             finish(*pending)
         pending = (batch, job)
     if pending is not None:
         finish(*pending)
+    batch_store.flush()
     return report, saw_cjk
 
 
@@ -476,7 +514,7 @@ def ingest_paths(
     report = IngestReport()
     saw_cjk = False
     outer = store.transaction() if strict else contextlib.nullcontext()
-    cleaner = _Cleaner()
+    workers = _Workers(build_card)
     try:
         with outer:
             with store.transaction() if not strict else contextlib.nullcontext():
@@ -498,9 +536,7 @@ def ingest_paths(
                     continue
                 try:
                     with store.transaction() if not strict else contextlib.nullcontext():
-                        file_report, cjk = _ingest_file(
-                            store, path, file_fmt, build_card, columns, progress, cleaner
-                        )
+                        file_report, cjk = _ingest_file(store, path, file_fmt, columns, progress, workers)
                 except InputError as exc:
                     report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
                     continue
@@ -511,7 +547,7 @@ def ingest_paths(
     except _StrictAbort:
         report.rolled_back = True
     finally:
-        cleaner.close()
+        workers.close()
     if saw_cjk:
         report.warnings.append("some abstracts are not in English (CJK text found)")
     report.elapsed_s = time.perf_counter() - started
