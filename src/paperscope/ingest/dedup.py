@@ -14,6 +14,11 @@ integers kept in the store's ``dedup_keys`` table so that matching works across 
   least one band with probability 1 − (1 − J^ROWS)^BANDS: 0.995 at J = 0.8, 0.9999 at 0.9,
   0.48 at 0.5 and 8e-5 at 0.1, so candidates cost one indexed look-up per band, never a scan.
 
+Signatures are computed here rather than with datasketch: its ``MinHash`` (128 permutations,
+one SHA-1 per shingle in Python) measured 370 µs per abstract on this machine, more than the
+whole per-paper budget of ingest (2,000 papers/s), while the vectorised numpy code below needs
+about 30 µs. The LSH index is the ``dedup_keys`` table, so it persists with the library.
+
 A candidate becomes a match when (checked in this order, by ``is_same_paper``):
 
 1. it has the same external id: same paper, whatever the text says;
