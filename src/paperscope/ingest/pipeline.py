@@ -57,6 +57,8 @@ _POOL_MIN_BYTES = 2**20
 _MAX_WORKERS = 2
 #: Batches whose cards may still be building; bounds memory when cards are the slow step.
 _CARD_JOBS_IN_FLIGHT = 2
+#: Card builders slower than this (seconds per paper) run in the workers.
+_OFFLOAD_CARD_S = 0.0003
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
 #: Documentation file names (any extension) a folder walk never reads.
@@ -345,22 +347,35 @@ def _build_cards(papers_: list[Paper], build_card: Callable[[Paper], Card]) -> l
     return [build_card(p) for p in papers_]
 
 
+def _idle_cores() -> float:
+    """Return how many cores the last minute left idle (cores − 1-minute load average)."""
+    try:
+        return (os.cpu_count() or 1) - os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
 class _Workers:
     """Forked worker processes for the costly steps: cleaning records and building cards.
 
     With two cores, the workers clean batch k + 1 and build the cards of batch k while this
-    process deduplicates and stores. Files under ``_POOL_MIN_BYTES``, platforms without
-    ``fork``, and card builders that cannot be pickled run inline instead.
+    process deduplicates and stores. Everything runs inline instead for files under
+    ``_POOL_MIN_BYTES``, without ``fork``, or when no core is idle (the 1-minute load average
+    is at least cores − 1: a worker would only queue, and shipping records to it costs about
+    0.15 ms per paper). Cards go to the workers only when building one costs more than that
+    (measured on the first batch) and the card builder can be pickled.
     """
 
     def __init__(self, build_card: Callable[[Paper], Card]) -> None:
         self.build_card = build_card
         self.pool: Any = None
+        self.pool_allowed: bool | None = None
+        self.card_cost_s: float | None = None
         try:
             pickle.dumps(build_card)
-            self.cards_in_pool = True
+            self.cards_picklable = True
         except (pickle.PicklingError, AttributeError, TypeError):
-            self.cards_in_pool = False
+            self.cards_picklable = False
 
     def clean(self, records: list[Record], use_pool: bool) -> Callable[[], _Prepared]:
         if use_pool and self._ensure_pool():
@@ -369,17 +384,26 @@ class _Workers:
         return lambda: done
 
     def cards(self, papers_: list[Paper], use_pool: bool) -> Callable[[], list[Card]]:
-        if papers_ and use_pool and self.cards_in_pool and self._ensure_pool():
+        offload = self.cards_picklable and (self.card_cost_s or 0.0) >= _OFFLOAD_CARD_S
+        if papers_ and use_pool and offload and self._ensure_pool():
             return self.pool.apply_async(_build_cards, (papers_, self.build_card)).get  # type: ignore[no-any-return]
+        started = time.perf_counter()
         done = _build_cards(papers_, self.build_card)
+        if papers_ and self.card_cost_s is None:
+            self.card_cost_s = (time.perf_counter() - started) / len(papers_)
         return lambda: done
 
     def _ensure_pool(self) -> bool:
         if self.pool is None:
-            cores = os.cpu_count() or 1
-            if cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            if self.pool_allowed is None:
+                self.pool_allowed = (
+                    "fork" in multiprocessing.get_all_start_methods()
+                    and (os.cpu_count() or 1) >= 2
+                    and _idle_cores() >= 1
+                )
+            if not self.pool_allowed:
                 return False
-            self.pool = multiprocessing.get_context("fork").Pool(min(cores, _MAX_WORKERS))
+            self.pool = multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 1, _MAX_WORKERS))
         return True
 
     def close(self) -> None:
