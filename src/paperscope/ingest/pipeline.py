@@ -280,7 +280,14 @@ class _BatchStore:
         batch_keys: Mapping[int, list[str]],
         known: Mapping[str, _Known],
     ) -> str | None:
-        candidates = {c for key in fp.keys for c in (*db_keys.get(key, ()), *batch_keys.get(key, ()))}
+        candidates: set[str] = set()
+        for key in fp.keys:  # most keys have no hit: test before building anything
+            if key in db_keys:
+                candidates.update(db_keys[key])
+            if key in batch_keys:
+                candidates.update(batch_keys[key])
+        if not candidates:
+            return None
         best: tuple[bool, float, str] | None = None
         for cid in sorted(candidates):
             other = known.get(cid)
