@@ -57,6 +57,8 @@ _POOL_MIN_BYTES = 2**20
 _MAX_WORKERS = 2
 #: Batches whose cards may still be building; bounds memory when cards are the slow step.
 _CARD_JOBS_IN_FLIGHT = 2
+#: SQLite page cache while ingesting (bytes): holds the hash-keyed indexes of ~500k papers.
+_CACHE_BYTES = 256 * 2**20
 #: Card builders slower than this (seconds per paper) run in the workers.
 _OFFLOAD_CARD_S = 0.0003
 #: File extensions a folder walk considers; everything else in a folder is left alone.
@@ -546,6 +548,7 @@ def ingest_paths(
     saw_cjk = False
     outer = store.transaction() if strict else contextlib.nullcontext()
     workers = _Workers(build_card)
+    papers.set_cache_size(store.conn, _CACHE_BYTES)
     try:
         with outer:
             with store.transaction() if not strict else contextlib.nullcontext():
