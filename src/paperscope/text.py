@@ -238,6 +238,7 @@ def clean_text(original: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=4096)  # ingest folds each clean abstract twice (paper_id, lexical index)
 def fold(text: str) -> str:
     """Return a matching key: NFKC, superscripts to digits, casefolded, single-spaced.
 

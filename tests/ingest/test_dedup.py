@@ -245,3 +245,24 @@ def test_lsh_bands_find_near_duplicates_and_only_rarely_unrelated_text() -> None
     assert set(prints[0].band_keys) & set(prints[1].band_keys)
     assert not set(prints[0].band_keys) & set(prints[2].band_keys)
     assert len(prints[0].band_keys) == dedup.BANDS
+
+
+def test_a_later_source_fills_the_title_index_card_and_content_hash(tmp_path: Path) -> None:
+    text = tmp_path / "list.txt"
+    text.write_text(f"ICML 2026 Papers\n\n{ABSTRACT}\n", encoding="utf-8")
+    meta = _json(tmp_path / "meta.json", [{"title": "Routers for Sparse Attention", "abstract": ABSTRACT}])
+    with Library(tmp_path / "lib.db") as lib:
+        lib.ingest([text])
+        (before,) = lib.papers()
+        old_hash = lib.store.conn.execute("SELECT content_hash FROM papers").fetchone()[0]
+        assert before.title is None
+        assert lib.ingest([meta]).present == 1
+        (after,) = lib.papers()
+        assert (after.paper_id, after.title, after.venue) == (
+            before.paper_id,
+            "Routers for Sparse Attention",
+            "ICML",
+        )
+        assert after.card.label.startswith("Routers for Sparse Attention")
+        assert lib.store.conn.execute("SELECT content_hash FROM papers").fetchone()[0] != old_hash
+        assert [h.paper_id for h in lib.search("Routers")] == [after.paper_id]

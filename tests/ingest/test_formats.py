@@ -19,6 +19,8 @@ from paperscope.ingest.pipeline import expand_paths
         ("a.json", '[{"title": "t", "abstract": "a"}]', "json"),
         ("a.txt", ' \n[{"title": "t", "abstract": "a"}]', "json"),
         ("a.json", '{"abstract": "a"}\n{"abstract": "b"}\n', "jsonl"),
+        ("a.json", '[{"title": "withdrawn"}, {"title": "u", "abstract": "a"}]', "json"),
+        ("a.jsonl", '{"title": "withdrawn"}\n{"title": "u", "summary": "a"}\n', "jsonl"),
         (
             "a.data",
             '{"id": "0704.0001", "abstract": "a", "versions": [], "categories": "cs.LG"}\n',

@@ -207,3 +207,28 @@ def test_cli_ingest_report_map_and_strict(tmp_path: Path) -> None:
     assert bad_format.exit_code == 2
     shown = json.loads(runner.invoke(cli, ["--db", db, "search", "abstract", "--json"]).stdout)
     assert [h["label"] for h in shown] == ["A Title"]
+
+
+def test_worker_processes_store_exactly_what_inline_ingest_stores(
+    tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import paperscope.ingest.pipeline as pipeline
+
+    files = [
+        shared_data / "airas-papers-db" / "icml_2022.json",
+        shared_data / "papercopilot-paperlists" / "iclr2017.json",
+    ]
+
+    def stored(db: Path) -> list[dict]:
+        with Library(db) as lib:
+            report = lib.ingest(files)
+            assert report.failed == []
+            return [p.to_dict() for p in lib.papers()]
+
+    inline = stored(tmp_path / "inline.db")
+    monkeypatch.setattr(pipeline, "_POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(pipeline, "_idle_cores", lambda: 2.0)
+    monkeypatch.setattr(pipeline, "_OFFLOAD_CARD_S", 0.0)
+    pooled = stored(tmp_path / "pooled.db")
+    assert len(inline) == 1233 + 489
+    assert pooled == inline

@@ -14,6 +14,11 @@ integers kept in the store's ``dedup_keys`` table so that matching works across 
   least one band with probability 1 − (1 − J^ROWS)^BANDS: 0.995 at J = 0.8, 0.9999 at 0.9,
   0.48 at 0.5 and 8e-5 at 0.1, so candidates cost one indexed look-up per band, never a scan.
 
+Signatures are computed here rather than with datasketch: its ``MinHash`` (128 permutations,
+one SHA-1 per shingle in Python) measured 370 µs per abstract on this machine, more than the
+whole per-paper budget of ingest (2,000 papers/s), while the vectorised numpy code below needs
+about 30 µs. The LSH index is the ``dedup_keys`` table, so it persists with the library.
+
 A candidate becomes a match when (checked in this order, by ``is_same_paper``):
 
 1. it has the same external id: same paper, whatever the text says;
@@ -30,12 +35,13 @@ A candidate becomes a match when (checked in this order, by ``is_same_paper``):
    that Jaccard cannot tell from a revision (case 14's templated abstracts "…improving return
    1×" and "…6×" have J = 0.91), so short texts merge only when identical, by title, or by id.
 
-Measured on ../shared/data (23,411 records with abstracts, pairs found with LSH at J ≥ 0.3):
-2,012 same-title pairs have J = 1.0; the remaining same-title pairs of one paper have J of
-0.75, 0.77 and 0.86 (rewrites; merged by rule 3). Different papers reach J = 0.58 at most
-(an ICML paper and its IJCAI "extended abstract", titles differ: kept apart) and 0.2 for
-follow-up work with near-identical titles ("Local correlation clustering…"); three
-"Withdrawn" placeholders share a title with J = 0 and stay three papers.
+Measured on ../shared/data (23,411 records with abstracts; same-title pairs, and pairs with
+other titles found by datasketch's LSH at J ≥ 0.3): of the same-title pairs, 2,010 have J = 1.0,
+two 0.97-0.98 (quote style, control characters), three 0.73, 0.77 and 0.86 (rewrites, merged by
+rule 3) and three J = 0 (different papers titled "Withdrawn": kept apart). Pairs with other
+titles reach J = 1.0 once (a withdrawn entry of the same abstract), then 0.58 (an ICML paper and
+its IJCAI "extended abstract": kept apart), then 0.19 ("Local correlation clustering…", a
+follow-up) and below. Nothing real lies between 0.58 and 0.8, which is where rule 4 cuts.
 
 Which source wins for each field when merged records disagree (``merge_fields``):
 ``paper_id``, abstract and clean text stay those of the first source stored (so stars, tags
@@ -48,7 +54,6 @@ source (path, line, format) is kept.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -92,21 +97,15 @@ _BINS = BANDS * ROWS
 _MAX32 = np.uint64(0xFFFFFFFF)
 _EMPTY = np.iinfo(np.uint64).max
 _rng = np.random.default_rng(20260101)  # fixed seed: keys are stored, so they must not change between runs
-_CHAR_WEIGHTS = _rng.integers(1, 2**63, size=64, dtype=np.uint64) | np.uint64(1)
 _SHINGLE_MIX = _rng.integers(1, 2**63, size=3, dtype=np.uint64) | np.uint64(1)
 _BAND_MIX = _rng.integers(1, 2**63, size=(BANDS, ROWS), dtype=np.uint64) | np.uint64(1)
-_BMP = 0x10000
-# CJK has no spaces: each character is its own token, so Chinese text gets character 3-shingles.
-_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
-
-
-@functools.cache
-def _char_classes() -> np.ndarray:
-    """Return uint8 classes of the BMP code points (plus one slot for the rest): 0 other, 1 word, 2 CJK."""
-    classes = np.fromiter((chr(c).isalnum() for c in range(_BMP)), dtype=np.uint8, count=_BMP)
-    for lo, hi in _CJK_RANGES:
-        classes[lo : hi + 1] = 2
-    return np.append(classes, np.uint8(1))
+# CJK has no spaces: each character is made its own token, so Chinese text gets character 3-shingles.
+_CJK_CHAR_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Bytes that belong to a word: ASCII letters and digits, and every byte of a multi-byte UTF-8 character.
+_WORD_BYTE = np.array([chr(b).isalnum() if b < 128 else True for b in range(256)], dtype=bool)
+_BASE = 0x01000193  # an odd multiplier (FNV-1's 32-bit prime), so it has an inverse mod 2^32
+_powers = np.ones(1, dtype=np.uint32)
+_inverse_powers = np.ones(1, dtype=np.uint32)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -119,39 +118,51 @@ def _mix(h: np.ndarray) -> np.ndarray:
         return h ^ (h >> np.uint64(31))
 
 
+def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return BASE^i and BASE^-i mod 2^32 (uint32) for i < n, cached and grown by doubling."""
+    global _powers, _inverse_powers
+    if len(_powers) < n:
+        size = max(n, 2 * len(_powers))
+        inverse = pow(_BASE, -1, 2**32)
+        with np.errstate(over="ignore"):
+            _powers = np.cumprod(np.full(size, _BASE, dtype=np.uint32), dtype=np.uint32) * np.uint32(inverse)
+            _inverse_powers = np.cumprod(
+                np.full(size, inverse, dtype=np.uint32), dtype=np.uint32
+            ) * np.uint32(_BASE)
+    return _powers[:n], _inverse_powers[:n]
+
+
 def batch_shingles(texts: list[str]) -> list[np.ndarray]:
     """Return the word 3-shingle hashes of each text (uint64 arrays, duplicates possible).
 
-    Tokens are case-folded runs of letters and digits (``_`` and punctuation separate them),
-    each CJK character a token of its own. All texts are hashed in one vectorised pass, with
-    no Python loop over words. A text of one or two tokens has one shingle; an empty text none.
+    Tokens are runs of ASCII letters and digits (lower-cased) or of non-ASCII characters;
+    punctuation, ``_`` and spaces separate them, and each CJK character is a token of its own.
+    All texts are hashed in one vectorised pass over their UTF-8 bytes, with no Python loop
+    over words: a token's hash is a polynomial in its bytes taken from prefix sums (Karp &
+    Rabin, 1987). A text of one or two tokens has one shingle; an empty text has none.
     """
     if not texts:
         return []
-    joined = "\x00".join(t.replace("\x00", " ") for t in texts).casefold()
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-    classes = _char_classes()[np.minimum(codes, _BMP)]
-    word = classes > 0
-    cjk = classes == 2
-    prev_word = np.concatenate(([False], word[:-1]))
-    next_word = np.concatenate((word[1:], [False]))
-    prev_cjk = np.concatenate(([False], cjk[:-1]))
-    next_cjk = np.concatenate((cjk[1:], [False]))
-    start_mask = word & (~prev_word | cjk | prev_cjk)
-    starts = np.flatnonzero(start_mask)
-    ends = np.flatnonzero(word & (~next_word | cjk | next_cjk)) + 1
+    # A leading NUL, and one between texts: no token starts at byte 0, and NULs mark documents.
+    data = ("\x00" + "\x00".join(t.replace("\x00", " ") for t in texts)).encode("utf-8").lower()
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if ((raw >= 0xE3) & (raw <= 0xED)).any() or (raw == 0xEF).any():  # lead bytes of U+3000-U+DFFF, U+F000-
+        text = _CJK_CHAR_RE.sub(r" \g<0> ", data.decode("utf-8"))
+        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    word = np.take(_WORD_BYTE, raw)
+    edges = np.diff(
+        word.view(np.int8), append=np.int8(0)
+    )  # +1: next byte starts a word; -1: this one ends it
+    starts = np.flatnonzero(edges == 1) + 1
+    ends = np.flatnonzero(edges == -1) + 1
     empty = [np.zeros(0, dtype=np.uint64) for _ in texts]
     if not len(starts):
         return empty
+    powers, inverse_powers = _power_tables(len(raw))
     with np.errstate(over="ignore"):
-        # Token hash: the sum of code point × a random odd weight for its position in the token.
-        chars = np.flatnonzero(word)
-        token_of_char = (np.cumsum(start_mask) - 1)[chars]
-        offset = np.minimum(chars - starts[token_of_char], len(_CHAR_WEIGHTS) - 1)
-        contrib = codes[chars].astype(np.uint64) * _CHAR_WEIGHTS[offset]
-        first_char = np.cumsum(word)[starts] - 1  # index of each token's first character in ``chars``
-        tokens = _mix(np.add.reduceat(contrib, first_char) + (ends - starts).astype(np.uint64))
-        token_doc = np.cumsum(codes == 0)[starts]
+        prefix = np.cumsum(raw * powers, dtype=np.uint32)  # prefix[i] = sum of byte_j * BASE^j for j <= i
+        tokens = _mix(((prefix[ends - 1] - prefix[starts - 1]) * inverse_powers[starts]).astype(np.uint64))
+        token_doc = np.searchsorted(np.flatnonzero(raw == 0), starts) - 1
         same_doc = token_doc[:-2] == token_doc[2:]
         shingle = (
             tokens[:-2] * _SHINGLE_MIX[0] + tokens[1:-1] * _SHINGLE_MIX[1] + tokens[2:] * _SHINGLE_MIX[2]
@@ -227,10 +238,6 @@ def _signatures(sets: list[np.ndarray]) -> np.ndarray:
     return dense
 
 
-def _to_int64(values: np.ndarray) -> list[int]:
-    return values.astype(np.uint64).view(np.int64).tolist()
-
-
 def _hash_key(text: str) -> int:
     return int.from_bytes(
         hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True
@@ -274,25 +281,28 @@ class Fingerprint:
             ]
 
 
-def fingerprints(papers: list[Paper]) -> list[Fingerprint]:
-    """Return the Fingerprint of each paper (batched: MinHash runs vectorised over all of them)."""
-    sets = batch_shingles([p.clean_text for p in papers])
+def fingerprints(papers: list[Paper], sets: list[np.ndarray] | None = None) -> list[Fingerprint]:
+    """Return the Fingerprint of each paper (batched: MinHash runs vectorised over all of them).
+
+    ``sets`` are the papers' ``batch_shingles`` when already computed (in a worker process).
+    """
+    if sets is None:
+        sets = batch_shingles([p.clean_text for p in papers])
     sig = _signatures(sets)
     with np.errstate(over="ignore"):
         bands = (sig.reshape(len(papers), BANDS, ROWS) * _BAND_MIX[None]).sum(axis=2, dtype=np.uint64)
         bands = bands + np.arange(1, BANDS + 1, dtype=np.uint64)[None, :] * np.uint64(0x94D049BB133111EB)
         bands ^= bands >> np.uint64(31)
-    out = []
-    for paper, s, row in zip(papers, sets, bands, strict=True):
-        out.append(
-            Fingerprint(
-                shingles=s,
-                band_keys=_to_int64(row) if len(s) else [],
-                title_key=title_key(paper.title),
-                id_keys=id_keys(paper.external_ids),
-            )
+    rows = bands.view(np.int64).tolist()
+    return [
+        Fingerprint(
+            shingles=s,
+            band_keys=row if len(s) else [],
+            title_key=title_key(paper.title) if paper.title else None,
+            id_keys=id_keys(paper.external_ids) if paper.external_ids else [],
         )
-    return out
+        for paper, s, row in zip(papers, sets, rows, strict=True)
+    ]
 
 
 def is_same_paper(

@@ -66,7 +66,8 @@ def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
     Raises:
         InputError: the file is missing, unreadable, empty or binary, or a ``.json`` file does
             not start with ``[`` or ``{``.
-        NotAPaperList: a JSON, JSON Lines or CSV file whose first record has no abstract.
+        NotAPaperList: a JSON or JSON Lines file whose first 20 records have no abstract
+            field, or a CSV file with no abstract column.
 
     """
     head = read_head(path)
@@ -78,8 +79,8 @@ def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
         line = head[: len(head) - len(stripped)].count("\n") + 1
         raise InputError(f"malformed JSON: expected '[' or '{{', found {stripped[:1]!r}", str(path), line)
     if suffix in _JSON_SUFFIXES or stripped[:1] in ("[", "{"):
-        item = paperlist_json.first_json_object(path, head)
-        if item is None:
+        items = paperlist_json.first_json_objects(path, head)
+        if not items:
             if stripped.startswith("{") and not stripped.split("\n", 1)[0].rstrip().endswith("}"):
                 raise NotAPaperList(
                     "not a paper list: one JSON object, expected an array of papers or one paper per line",
@@ -87,9 +88,10 @@ def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
                 )
             # An empty array, or a syntax error the reader will report with its line.
             return paperlist_json.FORMAT_ARRAY if stripped.startswith("[") else paperlist_json.FORMAT_LINES
-        if stripped.startswith("{") and arxiv_jsonl.is_arxiv_record(item):
+        if stripped.startswith("{") and arxiv_jsonl.is_arxiv_record(items[0]):
             return arxiv_jsonl.FORMAT
-        _check_has_abstract(path, list(item), column_map, "field")
+        names = list(dict.fromkeys(key for item in items for key in item))
+        _check_has_abstract(path, names, column_map, "field")
         return paperlist_json.FORMAT_ARRAY if stripped.startswith("[") else paperlist_json.FORMAT_LINES
     first_line = head.split("\n", 1)[0]
     if suffix in _CSV_SUFFIXES:

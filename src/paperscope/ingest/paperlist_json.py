@@ -20,7 +20,7 @@ from ..models import Record, Skip, Source
 from .fields import flatten_openreview, mapping_to_record, resolve_columns, venue_year_from_name
 from .files import check_text_file, first_bad_utf8, iter_lines
 
-__all__ = ["FORMAT_ARRAY", "FORMAT_LINES", "read_json_array", "read_json_lines", "first_json_object"]
+__all__ = ["FORMAT_ARRAY", "FORMAT_LINES", "read_json_array", "read_json_lines", "first_json_objects"]
 
 FORMAT_ARRAY = "json"
 FORMAT_LINES = "jsonl"
@@ -129,25 +129,33 @@ def read_json_lines(path: Path, column_map: dict[str, str] | None = None) -> Ite
         yield columns.to_record(item, Source(str(path), number, FORMAT_LINES))
 
 
-def first_json_object(path: Path, head: str) -> dict[str, Any] | None:
-    """Return the first paper-like object of a JSON array or JSON Lines file, or None.
+def first_json_objects(path: Path, head: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Return up to ``limit`` leading objects of a JSON array or JSON Lines file (non-objects left out).
 
-    Reads only as far as the first element (an array is streamed with ijson).
+    Reads only as far as it needs (an array is streamed with ijson, lines come from ``head``);
+    an empty list when the start is not valid JSON.
     """
+    out: list[dict[str, Any]] = []
     stripped = head.lstrip()
     if stripped.startswith("["):
         with path.open("rb") as handle:
             if handle.read(3) != b"\xef\xbb\xbf":
                 handle.seek(0)
             try:
-                for item in ijson.items(handle, "item", use_float=True):
-                    return flatten_openreview(item) if isinstance(item, Mapping) else None
+                for number, item in enumerate(ijson.items(handle, "item", use_float=True)):
+                    if number >= limit:
+                        break
+                    if isinstance(item, Mapping):
+                        out.append(flatten_openreview(item))
             except ijson.JSONError:
-                return None
-        return None
-    first_line = stripped.split("\n", 1)[0]
-    try:
-        item = json.loads(first_line)
-    except json.JSONDecodeError:
-        return None
-    return flatten_openreview(item) if isinstance(item, Mapping) else None
+                pass
+        return out
+    lines = stripped.split("\n")
+    for line in lines[: len(lines) - 1 if len(head) >= 65536 else len(lines)][:limit]:
+        try:
+            item = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            break
+        if isinstance(item, Mapping):
+            out.append(flatten_openreview(item))
+    return out

@@ -5,10 +5,10 @@ record; records are cleaned, checked, fingerprinted and stored in batches, so me
 bounded however large the file. Stars, tags and notes are never written.
 
 Folders are walked recursively in sorted order. Only data files are considered (``.txt``,
-``.json``, ``.jsonl``, ``.ndjson``, ``.csv``, ``.tsv``, ``.bib``; hidden files, ``.md`` and other
-documentation never), and a data file is read only if it is a paper list: a structured file
-needs an abstract field or column (``--map`` can name one), a text file a venue header line or
-a prose first paragraph. Other files (queries, qrels, label lists) are reported as *ignored*,
+``.json``, ``.jsonl``, ``.ndjson``, ``.csv``, ``.tsv``, ``.bib``; never hidden files, ``.md``
+files or documentation such as ``README.txt``), and a data file is read only if it is a paper
+list: a structured file needs an abstract field or column (``--map`` can name one), a text file
+a venue header line or a prose first paragraph. Other files (queries, qrels, label lists) are reported as *ignored*,
 not as errors. A folder holding a ``qrels/`` folder is a retrieval test collection (the BEIR
 layout: corpus, queries, qrels) and is ignored as a whole; name its corpus file to ingest it.
 A file named on the command line is always read, and is an error if it is not a paper list.
@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import multiprocessing
 import os
+import pickle
 import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -48,9 +51,20 @@ __all__ = [
 ]
 
 _BATCH = 1000
+#: Files at least this large use worker processes (below it, forking costs more than it saves).
+_POOL_MIN_BYTES = 2**20
+#: Worker processes at most (one per core up to this).
+_MAX_WORKERS = 2
+#: Batches whose cards may still be building; bounds memory when cards are the slow step.
+_CARD_JOBS_IN_FLIGHT = 2
+#: SQLite page cache while ingesting (bytes): holds the hash-keyed indexes of ~500k papers.
+_CACHE_BYTES = 256 * 2**20
+#: Card builders slower than this (seconds per paper) run in the workers.
+_OFFLOAD_CARD_S = 0.0003
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
-_DOC_STEMS = ("readme", "license", "licence", "changelog", "contributing", "sources")
+#: Documentation file names (any extension) a folder walk never reads.
+_DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
 # C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
 # they break SQLite's UTF-8 or the terminal and carry no text.
 _INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -73,7 +87,7 @@ def _is_data_file(path: Path) -> bool:
     return (
         path.suffix.lower() in DATA_SUFFIXES
         and not path.name.startswith(".")
-        and not path.stem.lower().startswith(_DOC_STEMS)
+        and path.stem.lower() not in _DOC_STEMS
     )
 
 
@@ -171,16 +185,21 @@ class _Known:
 class _BatchStore:
     """Stores one batch of Papers: exact duplicates, near-duplicates (``dedup``) and new papers."""
 
-    def __init__(self, store: Store, report: FileReport, build_card: Callable[[Paper], Card]):
+    def __init__(self, store: Store, report: FileReport, workers: _Workers, use_pool: bool):
         self.conn = store.conn
         self.report = report
-        self.build_card = build_card
+        self.workers = workers
+        self.build_card = workers.build_card
+        self.use_pool = use_pool
+        self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
 
-    def store(self, batch: list[Paper]) -> None:
+    def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
+        """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
         conn = self.conn
         stored = papers.existing_ids(conn, {p.paper_id for p in batch})
         unseen = list({p.paper_id: p for p in batch if p.paper_id not in stored}.values())
-        prints = dict(zip((p.paper_id for p in unseen), dedup.fingerprints(unseen), strict=True))
+        fps = dedup.fingerprints(unseen, [shingles[p.paper_id] for p in unseen])
+        prints = dict(zip((p.paper_id for p in unseen), fps, strict=True))
         lookups = {k for pid, fp in prints.items() for k in (*fp.keys, dedup.alias_key(pid))}
         db_keys = papers.find_dedup_keys(conn, lookups)
         known = self._load_known({pid for pids in db_keys.values() for pid in pids})
@@ -221,16 +240,30 @@ class _BatchStore:
                 batch_keys.setdefault(key, []).append(target)
             new_keys.extend((key, target) for key in keys)
         fresh = list(new.values())
-        for paper in fresh:
-            paper.card = self.build_card(paper)
         papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+        # Cards are the slowest step (extractors): built in the workers, saved a few batches later.
+        self.pending_cards.append(([p.paper_id for p in fresh], self.workers.cards(fresh, self.use_pool)))
+        while len(self.pending_cards) > _CARD_JOBS_IN_FLIGHT:
+            self._save_cards()
         papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
+        if any(fields & {"title", "venue", "year"} for fields in self.changed.values()):
+            self.flush()  # a card still building must not overwrite the one rebuilt below
         for pid, fields in self.changed.items():
             paper = self.loaded[pid]
-            papers.update_paper_fields(conn, paper, fields)
+            new_hash = content_hash_for(paper.title, paper.clean_text) if "title" in fields else None
+            papers.update_paper_fields(conn, paper, fields, new_hash)
             if fields & {"title", "venue", "year"}:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
         self.report.new += len(fresh)
+
+    def _save_cards(self) -> None:
+        paper_ids, result = self.pending_cards.pop(0)
+        papers.save_cards(self.conn, list(zip(paper_ids, result(), strict=True)))
+
+    def flush(self) -> None:
+        """Save the cards still being built (call before the file's transaction commits)."""
+        while self.pending_cards:
+            self._save_cards()
 
     def _load_known(self, paper_ids: set[str]) -> dict[str, _Known]:
         rows = papers.dedup_rows(self.conn, paper_ids)
@@ -249,7 +282,14 @@ class _BatchStore:
         batch_keys: Mapping[int, list[str]],
         known: Mapping[str, _Known],
     ) -> str | None:
-        candidates = {c for key in fp.keys for c in (*db_keys.get(key, ()), *batch_keys.get(key, ()))}
+        candidates: set[str] = set()
+        for key in fp.keys:  # most keys have no hit: test before building anything
+            if key in db_keys:
+                candidates.update(db_keys[key])
+            if key in batch_keys:
+                candidates.update(batch_keys[key])
+        if not candidates:
+            return None
         best: tuple[bool, float, str] | None = None
         for cid in sorted(candidates):
             other = known.get(cid)
@@ -295,19 +335,107 @@ def _batches(items: Iterator[Record | Skip], size: int) -> Iterator[list[Record 
         yield batch
 
 
+_Prepared = tuple[list[tuple[Paper | None, list[str]]], list[np.ndarray]]
+
+
+def _prepare(records: list[Record]) -> _Prepared:
+    """Repair and clean records, and shingle the papers they give.
+
+    Returns ``(paper or None when blank, invalid characters removed)`` per record, and the
+    ``dedup.batch_shingles`` of the papers in order. The costly step of ingest (LaTeX
+    conversion in ``clean_text``): it runs in a worker process for large files.
+    """
+    out = []
+    for record in records:
+        removed = repair_record(record)
+        out.append((record_to_paper(record), removed))
+    return out, dedup.batch_shingles([p.clean_text for p, _ in out if p is not None])
+
+
+def _build_cards(papers_: list[Paper], build_card: Callable[[Paper], Card]) -> list[Card]:
+    return [build_card(p) for p in papers_]
+
+
+def _idle_cores() -> float:
+    """Return how many cores the last minute left idle (cores − 1-minute load average)."""
+    try:
+        return (os.cpu_count() or 1) - os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+class _Workers:
+    """Forked worker processes for the costly steps: cleaning records and building cards.
+
+    With two cores, the workers clean batch k + 1 and build the cards of batch k while this
+    process deduplicates and stores. Everything runs inline instead for files under
+    ``_POOL_MIN_BYTES``, without ``fork``, or when no core is idle (the 1-minute load average
+    is at least cores − 1: a worker would only queue, and shipping records to it costs about
+    0.15 ms per paper). Cards go to the workers only when building one costs more than that
+    (measured on the first batch) and the card builder can be pickled.
+    """
+
+    def __init__(self, build_card: Callable[[Paper], Card]) -> None:
+        self.build_card = build_card
+        self.pool: Any = None
+        self.pool_allowed: bool | None = None
+        self.card_cost_s: float | None = None
+        try:
+            pickle.dumps(build_card)
+            self.cards_picklable = True
+        except (pickle.PicklingError, AttributeError, TypeError):
+            self.cards_picklable = False
+
+    def clean(self, records: list[Record], use_pool: bool) -> Callable[[], _Prepared]:
+        if use_pool and self._ensure_pool():
+            return self.pool.apply_async(_prepare, (records,)).get  # type: ignore[no-any-return]
+        done = _prepare(records)
+        return lambda: done
+
+    def cards(self, papers_: list[Paper], use_pool: bool) -> Callable[[], list[Card]]:
+        offload = self.cards_picklable and (self.card_cost_s or 0.0) >= _OFFLOAD_CARD_S
+        if papers_ and use_pool and offload and self._ensure_pool():
+            return self.pool.apply_async(_build_cards, (papers_, self.build_card)).get  # type: ignore[no-any-return]
+        started = time.perf_counter()
+        done = _build_cards(papers_, self.build_card)
+        if papers_ and self.card_cost_s is None:
+            self.card_cost_s = (time.perf_counter() - started) / len(papers_)
+        return lambda: done
+
+    def _ensure_pool(self) -> bool:
+        if self.pool is None:
+            if self.pool_allowed is None:
+                self.pool_allowed = (
+                    "fork" in multiprocessing.get_all_start_methods()
+                    and (os.cpu_count() or 1) >= 2
+                    and _idle_cores() >= 1
+                )
+            if not self.pool_allowed:
+                return False
+            self.pool = multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 1, _MAX_WORKERS))
+        return True
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+            self.pool = None
+
+
 def _ingest_file(
     store: Store,
     path: Path,
     fmt: str,
-    build_card: Callable[[Paper], Card],
     column_map: dict[str, str] | None,
     progress: bool,
+    workers: _Workers,
 ) -> tuple[FileReport, bool]:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == "json" else "line"
     saw_cjk = False
-    batch_store = _BatchStore(store, report, build_card)
+    use_pool = path.stat().st_size >= _POOL_MIN_BYTES
+    batch_store = _BatchStore(store, report, workers, use_pool)
     items = tqdm(
         reader(path, column_map),
         desc=path.name,
@@ -316,32 +444,40 @@ def _ingest_file(
         file=sys.stderr,
         leave=False,
     )
-    for batch in _batches(iter(items), _BATCH):
+
+    def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:
+        nonlocal saw_cjk
+        results, sets = result()
+        prepared = iter(results)
+        shingles = dict(zip((p.paper_id for p, _ in results if p is not None), sets, strict=True))
         ready: list[Paper] = []
         for item in batch:
             report.read += 1
             if isinstance(item, Skip):
                 report.skipped.append(item)
                 continue
-            removed = repair_record(item)
+            paper, removed = next(prepared)
             if removed:
                 codes = ", ".join(sorted({f"U+{ord(c):04X}" for c in removed}))
-                report.repaired.append(
-                    Skip(
-                        str(path),
-                        item.source.line,
-                        f"removed {len(removed)} invalid characters ({codes})",
-                        unit,
-                    )
-                )
-            paper = record_to_paper(item)
+                reason = f"removed {len(removed)} invalid characters ({codes})"
+                report.repaired.append(Skip(str(path), item.source.line, reason, unit))
             if paper is None:
                 reason = "empty abstract (no letter or digit)"
                 report.skipped.append(Skip(str(path), item.source.line, reason, unit))
                 continue
             saw_cjk = saw_cjk or has_cjk(paper.clean_text)
             ready.append(paper)
-        batch_store.store(ready)
+        batch_store.store(ready, shingles)
+
+    pending = None
+    for batch in _batches(iter(items), _BATCH):
+        job = workers.clean([i for i in batch if isinstance(i, Record)], use_pool)
+        if pending is not None:
+            finish(*pending)
+        pending = (batch, job)
+    if pending is not None:
+        finish(*pending)
+    batch_store.flush()
     return report, saw_cjk
 
 
@@ -411,6 +547,8 @@ def ingest_paths(
     report = IngestReport()
     saw_cjk = False
     outer = store.transaction() if strict else contextlib.nullcontext()
+    workers = _Workers(build_card)
+    papers.set_cache_size(store.conn, _CACHE_BYTES)
     try:
         with outer:
             with store.transaction() if not strict else contextlib.nullcontext():
@@ -432,7 +570,7 @@ def ingest_paths(
                     continue
                 try:
                     with store.transaction() if not strict else contextlib.nullcontext():
-                        file_report, cjk = _ingest_file(store, path, file_fmt, build_card, columns, progress)
+                        file_report, cjk = _ingest_file(store, path, file_fmt, columns, progress, workers)
                 except InputError as exc:
                     report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
                     continue
@@ -442,6 +580,8 @@ def ingest_paths(
                 raise _StrictAbort
     except _StrictAbort:
         report.rolled_back = True
+    finally:
+        workers.close()
     if saw_cjk:
         report.warnings.append("some abstracts are not in English (CJK text found)")
     report.elapsed_s = time.perf_counter() - started

@@ -57,6 +57,7 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
     );
     """,
+    # 1: cached embedding vectors, keyed by (paper_id, model_id), checked by content_hash.
     """
     CREATE TABLE embeddings (
         paper_id     TEXT NOT NULL REFERENCES papers (paper_id),
@@ -69,9 +70,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX embeddings_model ON embeddings (model_id, content_hash);
     """,
-    # 2: reserved for the topics tables (merged from the topics branch).
-    "",
-    # 3: near-duplicate keys (ingest/dedup.py) and a filterable decision column.
+    # 2: near-duplicate keys (ingest/dedup.py) and a filterable decision column.
     """
     CREATE TABLE dedup_keys (
         key      INTEGER NOT NULL,
@@ -82,11 +81,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX papers_not_dedup_indexed ON papers (paper_id) WHERE dedup_indexed = 0;
     CREATE INDEX papers_decision ON papers (decision);
     """,
-]
-
-# Topics (branch `topics`): meant to follow the embeddings migration; it only creates its own
-# tables, so the lead can renumber it when merging. A refit replaces every row in one transaction.
-MIGRATIONS.append(
+    # 3: topics, per-paper assignments and map coordinates; a refit replaces every row in one
+    # transaction.
     """
     CREATE TABLE topics (
         topic_id           INTEGER PRIMARY KEY,
@@ -113,5 +109,5 @@ MIGRATIONS.append(
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
-    """
-)
+    """,
+]
