@@ -121,7 +121,7 @@ def run_size(size: int, n_queries: int, workdir: Path) -> dict:
         lexical_s = time.perf_counter() - started
         rng = np.random.default_rng(3)
         rows = []
-        for i, (pid, title, text, h) in enumerate(
+        for i, (pid, _title, _text, h) in enumerate(
             stored_vectors.missing_vectors(lib.store.conn, embedder.model_id)
         ):
             v = base[i % len(base)] + rng.normal(0, 0.02, base.shape[1]).astype(np.float32)
