@@ -221,13 +221,18 @@ class Library:
         return self._embedder_choice
 
     def dense_index(self, progress: bool = False) -> DenseIndex:
-        """Return the dense index of the active embedder, embedding papers that lack a vector first."""
+        """Return the dense index of the active embedder, embedding papers that lack a vector first.
+
+        The index is kept in memory and reloaded only when papers or vectors were added since.
+        """
         embedder = self.embedder
-        ensure_vectors(self.store, embedder, progress=progress)
         index = self._dense
-        if index is None or index.fingerprint != vectors.vectors_fingerprint(
-            self.store.conn, embedder.model_id
-        ):
+        fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
+        if index is not None and index.fingerprint == fingerprint:
+            return index
+        if ensure_vectors(self.store, embedder, progress=progress):
+            fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
+        if index is None or index.fingerprint != fingerprint:
             index = self._dense = DenseIndex.load(self.store, embedder.model_id)
         return index
 

@@ -42,12 +42,16 @@ class Fusion:
         method: ``"convex"`` (normalised scores, weighted sum) or ``"rrf"``.
         normaliser: for ``"convex"``: ``"tm2c2"``, ``"minmax"`` or ``"zscore"`` (see NORMALISERS).
         weights: leg name → weight; a leg that is missing counts 0.
+        glossed_weights: weights for a query that was glossed into English (a Chinese query
+            and an English-only model), whose BM25 terms are dictionary senses, not the
+            user's words; None means ``weights``.
         candidates: how many hits each leg contributes before fusion (at least the asked limit).
     """
 
     method: str = "convex"
     normaliser: str = "tm2c2"
     weights: Mapping[str, float] = field(default_factory=lambda: {"bm25": 0.5, "dense": 0.5})
+    glossed_weights: Mapping[str, float] | None = None
     candidates: int = 100
 
 

@@ -49,17 +49,21 @@ class RankedPaper:
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str]:
-    """Return ``(lexical text, dense text)``: glosses added for Chinese when the model is English-only."""
+def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str, bool]:
+    """Return ``(lexical text, dense text, glossed)``: Chinese is glossed into English words.
+
+    The glosses are added to the BM25 query (the original words still match Chinese
+    abstracts); the dense leg embeds the English rendering unless the model is multilingual.
+    """
     if not has_cjk(query):
-        return query, query
+        return query, query, False
     from .crosslingual import gloss_query
 
     gloss = gloss_query(query)
     lexical = f"{query} {' '.join(gloss.english)}"
     if embedder is not None and embedder.languages != "en":
-        return lexical, query
-    return lexical, gloss.text or query
+        return lexical, query, False
+    return lexical, gloss.text or query, bool(gloss.english)
 
 
 @dataclass
@@ -69,10 +73,12 @@ class Legs:
     Attributes:
         lists: leg name → ``(paper_id, raw score)`` best first (BM25 score; cosine).
         floors: leg name → raw score assumed for a paper missing from that leg's list.
+        glossed: the query was glossed from Chinese into English (see ``Fusion.glossed_weights``).
     """
 
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     floors: dict[str, float] = field(default_factory=dict)
+    glossed: bool = False
 
 
 def collect_legs(
@@ -94,7 +100,7 @@ def collect_legs(
     legs = Legs()
     if allowed is not None and not allowed:
         return legs
-    lexical_text, dense_text = _query_texts(query, embedder)
+    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder)
     expression = match_expression(lexical_text)
     if expression is None:
         return legs
@@ -132,7 +138,8 @@ def fuse_legs(
     elif fusion.method == "rrf":
         ranked = fuse_rrf(legs.lists, fusion.weights)[:limit]
     else:
-        ranked = fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors)[:limit]
+        weights = fusion.glossed_weights if legs.glossed and fusion.glossed_weights else fusion.weights
+        ranked = fuse_scores(legs.lists, weights, fusion.normaliser, legs.floors)[:limit]
     positions = {
         leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}
         for leg, hits in legs.lists.items()
