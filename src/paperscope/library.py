@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -9,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .config import default_db_path
+from .config import default_db_path, home_dir
 from .errors import InputError
 from .extract import build_card
+from .index.bm25 import MemoryBM25
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
 from .index.fusion import DEFAULT_FUSION, Fusion
@@ -20,12 +22,17 @@ from .index.search import MODES, search_papers
 from .ingest import ingest_paths
 from .models import Hit, IngestReport, Paper
 from .store import Store, marks, papers, vectors
+from .store.lexical import TITLE_WEIGHT
 from .store.retrieval import filtered_paper_ids
 
-__all__ = ["Library", "MAX_LIMIT"]
+__all__ = ["Library", "MAX_LIMIT", "MEMORY_BM25_THRESHOLD"]
 
 #: The most hits one search returns; larger limits are refused rather than silently cut.
 MAX_LIMIT = 1000
+#: Papers from which BM25 runs in memory instead of through FTS5: measured by bench/search.py,
+#: FTS5 scoring costs about 1.5 ms per 1k papers per query (29 ms at 18k on 2 busy cores),
+#: the in-memory index under 1 ms.
+MEMORY_BM25_THRESHOLD = 20_000
 
 
 class Library:
@@ -45,6 +52,7 @@ class Library:
         self.store = Store(path if path is not None else default_db_path())
         self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
         self._dense: DenseIndex | None = None
+        self._bm25: tuple[tuple[int, int], MemoryBM25] | None = None
 
     def close(self) -> None:
         """Close the database."""
@@ -61,6 +69,7 @@ class Library:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`."""
         before = self.store.conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
         report = ingest_paths(self.store, paths, build_card=build_card, fmt=fmt, progress=progress)
+        self._bm25 = None
         self._warn_language_mismatch(report, before)
         return report
 
@@ -77,7 +86,7 @@ class Library:
             model = name or choice.model_id  # type: ignore[union-attr]
             report.warnings.append(
                 f"{count} abstract(s) are mostly in a non-Latin script, but the embedding model {model!r} is"
-                " English-only: dense search and related papers will be weak for them (keyword search still works)"
+                " English-only: dense search and related papers will be weak for them (keyword search works)"
             )
 
     # -- read -----------------------------------------------------------------------------
@@ -132,8 +141,12 @@ class Library:
             query: words, a phrase, or a Chinese/mixed query (glossed into English).
             limit: 1..MAX_LIMIT hits.
             mode: ``"hybrid"`` (BM25 and dense, fused), ``"bm25"`` or ``"dense"``.
-            venue, year, decision, source_area, has_code: filters, applied before ranking
-                (see :func:`paperscope.store.retrieval.filtered_paper_ids`).
+            venue: only this venue (case-insensitive). Filters apply before ranking, see
+                :func:`paperscope.store.retrieval.filtered_paper_ids`.
+            year: only this year.
+            decision: only decisions containing this text (``"oral"``).
+            source_area: only source areas containing this text.
+            has_code: only papers with (True) or without (False) a code URL.
             fusion: how hybrid mode combines its legs (default: tuned on training queries).
 
         Returns:
@@ -161,6 +174,7 @@ class Library:
             embedder=self.embedder if mode != "bm25" else None,
             dense_index=self.dense_index,
             fusion=fusion,
+            memory_bm25=self.memory_bm25,
         )
         hits = []
         for item in ranked:
@@ -233,7 +247,43 @@ class Library:
         if ensure_vectors(self.store, embedder, progress=progress):
             fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
         if index is None or index.fingerprint != fingerprint:
-            index = self._dense = DenseIndex.load(self.store, embedder.model_id)
+            index = self._dense = DenseIndex.load(self.store, embedder.model_id, cache_dir=self._cache_dir())
+        return index
+
+    def _cache_dir(self) -> Path | None:
+        """Return where derived indexes of this library are kept (None for an in-memory library)."""
+        if self.store.path == ":memory:":
+            return None
+        key = hashlib.sha1(str(Path(self.store.path).resolve()).encode()).hexdigest()[:16]
+        return home_dir() / "cache" / key
+
+    def memory_bm25(self) -> MemoryBM25 | None:
+        """Return the in-memory BM25 index for a library of ``MEMORY_BM25_THRESHOLD`` papers or more.
+
+        Smaller libraries return None and are searched through SQLite FTS5. The index is built
+        once (about 1 s per 5k papers), saved under the cache folder, and rebuilt only when
+        papers or titles changed.
+        """
+        conn = self.store.conn
+        n, top = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM papers").fetchone()
+        if n < MEMORY_BM25_THRESHOLD:
+            return None
+        if self._bm25 is not None and self._bm25[0] == (n, top):
+            return self._bm25[1]
+        (titles,) = conn.execute("SELECT coalesce(sum(length(title)), 0) FROM papers").fetchone()
+        cache = self._cache_dir()
+        path = None
+        if cache is not None:
+            path = cache / f"bm25-{n}-{top}-{titles}.npz"
+        if path is not None and path.is_file():
+            index = MemoryBM25.load(path)
+        else:
+            rows = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
+            index = MemoryBM25.build(rows, title_weight=TITLE_WEIGHT)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                index.save(path)
+        self._bm25 = ((n, top), index)
         return index
 
     def embeddings(self, progress: bool = False) -> tuple[list[str], np.ndarray]:

@@ -303,25 +303,31 @@ def load_tasks(
 def _runs(
     lib: Library, queries: dict[str, str], modes: Sequence[str], fusion: Fusion, progress: bool, label: str
 ) -> dict[str, dict[str, list[str]]]:
-    """Return mode → query id → ranked paper_ids (top 100) through the product's search code."""
+    """Return mode → query id → ranked paper_ids (top 100) through the product's search code.
+
+    The legs are collected once per query in hybrid mode: its BM25 list is exactly bm25 mode's,
+    and its dense list starts with dense mode's top 100 (the extra BM25 candidates it scores
+    rank below them). Only when BM25 matches nothing (hybrid then drops weak dense hits) is
+    dense mode asked on its own.
+    """
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
-    dense_index = lib.dense_index
+    rrf = replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
+    depth = max(_DEPTH, fusion.candidates)
     for qid, text in tqdm(queries.items(), desc=label, disable=not progress, file=sys.stderr, leave=False):
-        legs_by_mode = {}
+        legs = collect_legs(lib.store, text, depth, "hybrid", None, lib.embedder, lib.dense_index)
         for mode in modes:
-            product_mode = "hybrid" if mode == "rrf" else mode
-            if product_mode not in legs_by_mode:
-                depth = max(_DEPTH, fusion.candidates) if product_mode == "hybrid" else _DEPTH
-                legs_by_mode[product_mode] = collect_legs(
-                    lib.store, text, depth, product_mode, None, lib.embedder, dense_index
-                )
-            chosen = (
-                replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
-                if mode == "rrf"
-                else fusion
-            )
-            ranked = fuse_legs(legs_by_mode[product_mode], _DEPTH, product_mode, chosen)
-            runs[mode][qid] = [r.paper_id for r in ranked]
+            if mode == "bm25":
+                ranked = [pid for pid, _ in legs.lists.get("bm25", [])[:_DEPTH]]
+            elif mode == "dense" and legs.lists.get("bm25"):
+                ranked = [pid for pid, _ in legs.lists["dense"][:_DEPTH]]
+            elif mode == "dense":
+                alone = collect_legs(lib.store, text, _DEPTH, "dense", None, lib.embedder, lib.dense_index)
+                ranked = [r.paper_id for r in fuse_legs(alone, _DEPTH, "dense")]
+            else:
+                ranked = [
+                    r.paper_id for r in fuse_legs(legs, _DEPTH, "hybrid", rrf if mode == "rrf" else fusion)
+                ]
+            runs[mode][qid] = ranked
     return runs
 
 

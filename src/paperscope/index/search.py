@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import InputError
 from ..store import Store
 from ..store.lexical import search_fts
 from ..text import has_cjk
-from .bm25 import match_expression
+from .bm25 import MemoryBM25, match_expression, query_terms
 from .dense import DenseIndex
 from .embed import Embedder
 from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
@@ -89,6 +91,7 @@ def collect_legs(
     allowed: set[str] | None = None,
     embedder: Embedder | None = None,
     dense_index: Callable[[], DenseIndex] | None = None,
+    memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
 ) -> Legs:
     """Return the top ``depth`` candidates of each leg that ``mode`` uses (see :func:`search_papers`).
 
@@ -105,7 +108,15 @@ def collect_legs(
     if expression is None:
         return legs
     if mode in ("bm25", "hybrid"):
-        bm25 = search_fts(store.conn, expression, depth, allowed)
+        in_memory = memory_bm25() if memory_bm25 is not None else None
+        if in_memory is not None:
+            mask = None
+            if allowed is not None:
+                mask = np.zeros(len(in_memory), dtype=bool)
+                mask[[in_memory.row_of[p] for p in allowed if p in in_memory.row_of]] = True
+            bm25 = in_memory.search(query_terms(lexical_text), depth, mask)
+        else:
+            bm25 = search_fts(store.conn, expression, depth, allowed)
         legs.lists["bm25"] = bm25
         # A full list was cut at `depth`: a paper outside it may still match, at most as well as
         # the last listed one. A shorter list holds every match; the others score 0.
@@ -164,6 +175,7 @@ def search_papers(
     embedder: Embedder | None = None,
     dense_index: Callable[[], DenseIndex] | None = None,
     fusion: Fusion = DEFAULT_FUSION,
+    memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
 ) -> list[RankedPaper]:
     """Return the best ``limit`` papers for ``query``.
 
@@ -176,10 +188,11 @@ def search_papers(
         embedder: embeds the query (dense and hybrid modes).
         dense_index: returns the library's dense index, embedding papers first if needed.
         fusion: how the legs are combined in hybrid mode.
+        memory_bm25: returns the in-memory BM25 index for a large library, or None to use FTS5.
 
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
     """
     depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
-    legs = collect_legs(store, query, depth, mode, allowed, embedder, dense_index)
+    legs = collect_legs(store, query, depth, mode, allowed, embedder, dense_index, memory_bm25)
     return fuse_legs(legs, limit, mode, fusion)
