@@ -49,7 +49,8 @@ def test_decision_and_area_filters_match_substrings(tmp_path, icml_dir):
         ids = [p.paper_id for p in lib.papers()]
         with lib.store.transaction() as conn:
             conn.execute(
-                "UPDATE papers SET decision = 'ICLR 2026 Oral', source_area = 'generative models' WHERE paper_id = ?",
+                "UPDATE papers SET decision = 'ICLR 2026 Oral', source_area = 'generative models'"
+                " WHERE paper_id = ?",
                 (ids[0],),
             )
         text = lib.get(ids[0]).clean_text.split()[:6]
