@@ -52,7 +52,7 @@ class Library:
         self.store = Store(path if path is not None else default_db_path())
         self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
         self._dense: DenseIndex | None = None
-        self._bm25: tuple[tuple[int, int], MemoryBM25] | None = None
+        self._bm25: tuple[int, MemoryBM25] | None = None
 
     def close(self) -> None:
         """Close the database."""
@@ -265,12 +265,14 @@ class Library:
         papers or titles changed.
         """
         conn = self.store.conn
-        n, top = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM papers").fetchone()
-        if n < MEMORY_BM25_THRESHOLD:
+        # max(rowid) is read in constant time; papers are never deleted, so it counts papers
+        # added (merged duplicates aside) and changes whenever one is.
+        (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
+        if top < MEMORY_BM25_THRESHOLD:
             return None
-        if self._bm25 is not None and self._bm25[0] == (n, top):
+        if self._bm25 is not None and self._bm25[0] == top:
             return self._bm25[1]
-        (titles,) = conn.execute("SELECT coalesce(sum(length(title)), 0) FROM papers").fetchone()
+        n, titles = conn.execute("SELECT count(*), coalesce(sum(length(title)), 0) FROM papers").fetchone()
         cache = self._cache_dir()
         path = None
         if cache is not None:
@@ -283,7 +285,7 @@ class Library:
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 index.save(path)
-        self._bm25 = ((n, top), index)
+        self._bm25 = (top, index)
         return index
 
     def embeddings(self, progress: bool = False) -> tuple[list[str], np.ndarray]:

@@ -115,7 +115,7 @@ class DenseIndex:
     paper_ids: list[str]
     matrix: np.ndarray
     n_chunks: np.ndarray
-    fingerprint: tuple[int, int, int] = (0, 0, 0)
+    fingerprint: tuple[int, int] = (0, 0)
     ann_threshold: int = ANN_THRESHOLD
     cache_path: Path | None = None
     row_of: dict[str, int] = field(init=False)

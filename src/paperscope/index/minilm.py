@@ -180,13 +180,24 @@ class MiniLMEmbedder:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         self.session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        # A single batch (a query) runs alone: give it every core instead of one.
+        single = onnxruntime.SessionOptions()
+        single.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        single.log_severity_level = 3
+        self.single_session = onnxruntime.InferenceSession(
+            str(graph), single, providers=["CPUExecutionProvider"]
+        )
         self._input_names = {i.name for i in self.session.get_inputs()}
 
     def _windows(self, texts: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
         """Return the windows (int64 wordpiece ids with [CLS]/[SEP]) and the owning text of each."""
         windows: list[np.ndarray] = []
         owners: list[int] = []
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        if len(texts) == 1:
+            # encode_batch starts a thread pool: several ms of overhead for one query.
+            encodings = [self.tokenizer.encode(texts[0], add_special_tokens=False)]
+        else:
+            encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
         for i, encoding in enumerate(encodings):
             ids = encoding.ids
             for start, end in split_evenly(len(ids), MAX_TOKENS - 2):
@@ -194,7 +205,7 @@ class MiniLMEmbedder:
                 owners.append(i)
         return windows, owners
 
-    def _run(self, batch: list[np.ndarray]) -> np.ndarray:
+    def _run(self, batch: list[np.ndarray], session: Any = None) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""
         width = max(len(w) for w in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -205,7 +216,7 @@ class MiniLMEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feed)[0]
+        hidden = (session or self.session).run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalise_rows(pooled)
@@ -231,6 +242,9 @@ class MiniLMEmbedder:
         def run(batch: list[int]) -> tuple[list[int], np.ndarray]:
             return batch, self._run([windows[k] for k in batch])
 
+        if len(batches) == 1:
+            window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], self.single_session)
+            batches = []
         # onnxruntime releases the GIL while it runs, so threads give real parallelism here.
         with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches)))) as pool:
             for batch, vectors in pool.map(run, batches):
