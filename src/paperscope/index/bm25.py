@@ -130,6 +130,15 @@ class MemoryBM25:
     def __len__(self) -> int:
         return len(self.paper_ids)
 
+    def document_frequencies(self, terms: list[str]) -> dict[str, int]:
+        """Return term → number of papers holding it, for the terms the index knows."""
+        out = {}
+        for term in terms:
+            t = self.vocabulary.get(term)
+            if t is not None:
+                out[term] = int(self.indptr[t + 1] - self.indptr[t])
+        return out
+
     def search(self, terms: list[str], limit: int, allowed_rows=None) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
         """Return up to ``limit`` ``(paper_id, score)`` best first; only rows matching a term count.
 

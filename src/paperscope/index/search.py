@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InputError
 from ..store import Store
 from ..store.lexical import search_fts
+from ..store.retrieval import document_frequencies
 from ..text import has_cjk
 from .bm25 import MemoryBM25, match_expression, query_terms
 from .dense import DenseIndex
@@ -51,7 +52,9 @@ class RankedPaper:
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str, bool]:
+def _query_texts(
+    query: str, embedder: Embedder | None, frequency: Callable[[list[str]], dict[str, int]] | None = None
+) -> tuple[str, str, bool]:
     """Return ``(lexical text, dense text, glossed)``: Chinese is glossed into English words.
 
     The glosses are added to the BM25 query (the original words still match Chinese
@@ -61,7 +64,7 @@ def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str, bool]
         return query, query, False
     from .crosslingual import gloss_query
 
-    gloss = gloss_query(query)
+    gloss = gloss_query(query, frequency)
     lexical = f"{query} {' '.join(gloss.english)}"
     if embedder is not None and embedder.languages != "en":
         return lexical, query, False
@@ -103,12 +106,18 @@ def collect_legs(
     legs = Legs()
     if allowed is not None and not allowed:
         return legs
-    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder)
+    in_memory = memory_bm25() if memory_bm25 is not None and mode != "dense" else None
+
+    def frequency(terms: list[str]) -> dict[str, int]:
+        if in_memory is not None:
+            return in_memory.document_frequencies(terms)
+        return document_frequencies(store.conn, terms)
+
+    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder, frequency)
     expression = match_expression(lexical_text)
     if expression is None:
         return legs
     if mode in ("bm25", "hybrid"):
-        in_memory = memory_bm25() if memory_bm25 is not None else None
         if in_memory is not None:
             mask = None
             if allowed is not None:
