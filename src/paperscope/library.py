@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -234,11 +235,14 @@ class Library:
             self._embedder_choice = get_embedder(self._embedder_choice)
         return self._embedder_choice
 
-    def dense_index(self, progress: bool = False) -> DenseIndex:
+    def dense_index(self, progress: bool | None = None) -> DenseIndex:
         """Return the dense index of the active embedder, embedding papers that lack a vector first.
 
         The index is kept in memory and reloaded only when papers or vectors were added since.
+        ``progress`` (default: when stderr is a terminal) shows a progress bar while embedding.
         """
+        if progress is None:
+            progress = sys.stderr.isatty()
         embedder = self.embedder
         index = self._dense
         fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
