@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..text import has_cjk
 
 __all__ = [
     "read_qrels_tsv",
@@ -20,6 +21,7 @@ __all__ = [
     "IclrPaper",
     "read_iclr_papers",
     "is_training_item",
+    "chinese_problem_statement",
     "read_dev_queries",
 ]
 
@@ -101,6 +103,7 @@ class IclrPaper:
     keywords: str
     primary_area: str
     decision: str
+    explain_zh: str = ""
 
 
 def read_iclr_papers(folder: Path) -> list[IclrPaper]:
@@ -118,8 +121,35 @@ def read_iclr_papers(folder: Path) -> list[IclrPaper]:
                         keywords=row.get("keywords", "").strip(),
                         primary_area=row.get("primary_area", "").strip(),
                         decision=row.get("venue", "").strip(),
+                        explain_zh=row.get("explain_zh", "").strip(),
                     )
     return list(papers.values())
+
+
+_HEADER_COLON_RE = re.compile(r"^[^：:]{1,8}[：:]\s*(.+)$")
+
+
+def chinese_problem_statement(explain_zh: str) -> str:
+    """Return the first statement of an ``explain_zh`` summary (the problem the paper solves), or "".
+
+    The summaries open with a question header ("解决的问题是什么？") or a label ("问题：") and
+    then one sentence; that sentence is a realistic Chinese search query for the paper. A
+    summary whose statement holds no Chinese character gives "".
+    """
+    for raw in explain_zh.splitlines():
+        line = raw.strip().lstrip("-*#>0123456789.)） \t").strip()
+        if (
+            not line
+            or "是什么" in line
+            or (line.endswith(("？", "?")) and len(line) < 30 and "问题" in line[:8])
+        ):
+            continue
+        labelled = _HEADER_COLON_RE.match(line)
+        if labelled:
+            line = labelled.group(1).strip()
+        if len(line) >= 8:
+            return line if has_cjk(line) else ""
+    return ""
 
 
 def is_training_item(key: str, share: float = 0.25) -> bool:

@@ -8,6 +8,10 @@ Tasks (data in ``../shared/data``, see its SOURCES.md):
 - ``iclr-title``: ICLR 2026, 4,302 abstracts indexed without their titles; each test title
   must find its own abstract.
 - ``iclr-keywords``: the same library; each paper's author keywords must find the paper.
+- ``iclr-zh``: the same library; the first sentence of each paper's Chinese summary
+  (``explain_zh``, written by an LLM for the source repository: a realistic Chinese query,
+  not a label) must find the English abstract. Its training quarter tunes the fusion of
+  glossed (Chinese) queries.
 - ``icml-dev-en`` / ``icml-dev-zh``: the hand-labelled dev queries over the 95 ICML 2026
   abstracts (graded 2/1), English and Chinese reported apart.
 
@@ -40,6 +44,8 @@ from ..models import Paper, Record, Source
 from ..store import papers as stored_papers
 from .metrics import METRICS, evaluate_run
 from .qrels import (
+    IclrPaper,
+    chinese_problem_statement,
     is_training_item,
     read_beir_queries,
     read_dev_queries,
@@ -57,6 +63,7 @@ __all__ = [
     "run_retrieval_eval",
     "format_retrieval_eval",
     "tune_fusion",
+    "TUNING_OBJECTIVES",
 ]
 
 #: Task name → what it measures (table titles).
@@ -64,6 +71,7 @@ TASKS = {
     "scifact": "SciFact (BEIR test, 300 claims → 5,183 abstracts)",
     "iclr-title": "ICLR 2026 title → abstract (test 3/4 of 4,302 papers)",
     "iclr-keywords": "ICLR 2026 keywords → paper (test 3/4 of 4,302 papers)",
+    "iclr-zh": "ICLR 2026 Chinese problem statement (from explain_zh) → abstract (test 3/4)",
     "icml-dev-en": "ICML 2026 dev queries, English (95 abstracts)",
     "icml-dev-zh": "ICML 2026 dev queries, Chinese (95 abstracts)",
 }
@@ -211,10 +219,12 @@ def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, lis
     lib = _open_library(workdir, "iclr2026", build, embedder)
     by_line = {int(key.rsplit("#", 1)[1]): pid for key, pid in _id_map(lib).items()}
     tasks = []
-    for name, field_of in (
+    fields: list[tuple[str, Callable[[IclrPaper], str]]] = [
         ("iclr-title", lambda it: it.title),
         ("iclr-keywords", lambda it: it.keywords.replace(",", " ")),
-    ):
+        ("iclr-zh", lambda it: chinese_problem_statement(it.explain_zh)),
+    ]
+    for name, field_of in fields:
         task = EvalTask(name=name, library_name="iclr2026", queries={}, qrels={})
         for number, item in enumerate(items, start=1):
             text = field_of(item).strip()
@@ -256,6 +266,7 @@ _TASK_LOADER = {
     "scifact": "scifact",
     "iclr-title": "iclr",
     "iclr-keywords": "iclr",
+    "iclr-zh": "iclr",
     "icml-dev-en": "icml",
     "icml-dev-zh": "icml",
 }
@@ -292,25 +303,31 @@ def load_tasks(
 def _runs(
     lib: Library, queries: dict[str, str], modes: Sequence[str], fusion: Fusion, progress: bool, label: str
 ) -> dict[str, dict[str, list[str]]]:
-    """Return mode → query id → ranked paper_ids (top 100) through the product's search code."""
+    """Return mode → query id → ranked paper_ids (top 100) through the product's search code.
+
+    The legs are collected once per query in hybrid mode: its BM25 list is exactly bm25 mode's,
+    and its dense list starts with dense mode's top 100 (the extra BM25 candidates it scores
+    rank below them). Only when BM25 matches nothing (hybrid then drops weak dense hits) is
+    dense mode asked on its own.
+    """
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
-    dense_index = lib.dense_index
+    rrf = replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
+    depth = max(_DEPTH, fusion.candidates)
     for qid, text in tqdm(queries.items(), desc=label, disable=not progress, file=sys.stderr, leave=False):
-        legs_by_mode = {}
+        legs = collect_legs(lib.store, text, depth, "hybrid", None, lib.embedder, lib.dense_index)
         for mode in modes:
-            product_mode = "hybrid" if mode == "rrf" else mode
-            if product_mode not in legs_by_mode:
-                depth = max(_DEPTH, fusion.candidates) if product_mode == "hybrid" else _DEPTH
-                legs_by_mode[product_mode] = collect_legs(
-                    lib.store, text, depth, product_mode, None, lib.embedder, dense_index
-                )
-            chosen = (
-                replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
-                if mode == "rrf"
-                else fusion
-            )
-            ranked = fuse_legs(legs_by_mode[product_mode], _DEPTH, product_mode, chosen)
-            runs[mode][qid] = [r.paper_id for r in ranked]
+            if mode == "bm25":
+                ranked = [pid for pid, _ in legs.lists.get("bm25", [])[:_DEPTH]]
+            elif mode == "dense" and legs.lists.get("bm25"):
+                ranked = [pid for pid, _ in legs.lists["dense"][:_DEPTH]]
+            elif mode == "dense":
+                alone = collect_legs(lib.store, text, _DEPTH, "dense", None, lib.embedder, lib.dense_index)
+                ranked = [r.paper_id for r in fuse_legs(alone, _DEPTH, "dense")]
+            else:
+                ranked = [
+                    r.paper_id for r in fuse_legs(legs, _DEPTH, "hybrid", rrf if mode == "rrf" else fusion)
+                ]
+            runs[mode][qid] = ranked
     return runs
 
 
@@ -362,6 +379,15 @@ def format_retrieval_eval(results: dict[str, dict[str, dict[str, float]]]) -> st
     return "\n\n".join(blocks)
 
 
+#: Training objective per task: the metric its training queries are scored by.
+TUNING_OBJECTIVES = {
+    "scifact": "ndcg@10",
+    "iclr-title": "mrr@10",
+    "iclr-keywords": "ndcg@10",
+    "iclr-zh": "mrr@10",
+}
+
+
 def tune_fusion(
     data_dir: Path | None = None,
     workdir: Path | None = None,
@@ -369,38 +395,50 @@ def tune_fusion(
     normalisers: Sequence[str] = ("tm2c2", "minmax", "zscore"),
     dense_weights: Sequence[float] = tuple(round(0.05 * i, 2) for i in range(21)),
     progress: bool = False,
-) -> list[tuple[float, str, float, dict[str, float]]]:
+) -> dict[str, list[tuple[float, str, float, dict[str, float]]]]:
     """Score each (normaliser, dense weight) on TRAINING queries only; return rows best first.
 
-    The objective is the mean of SciFact-train nDCG@10, ICLR-title-train MRR@10 and
-    ICLR-keywords-train nDCG@10. Each row is ``(objective, normaliser, dense weight, per-set values)``.
+    Two groups are tuned apart: ``"english"`` (objective: the mean of SciFact-train nDCG@10,
+    ICLR-title-train MRR@10 and ICLR-keywords-train nDCG@10) and ``"glossed"`` (ICLR-zh-train
+    MRR@10, for ``Fusion.glossed_weights``). Each row is ``(objective, normaliser, dense weight,
+    value per task)``. Test queries are never read.
     """
-    objective_metric = {"scifact": "ndcg@10", "iclr-title": "mrr@10", "iclr-keywords": "ndcg@10"}
-    loaded = load_tasks(list(objective_metric), data_dir, workdir, embedder, progress)
-    legs_per_task = []
+    loaded = load_tasks(list(TUNING_OBJECTIVES), data_dir, workdir, embedder, progress)
+    legs_per_task = {}
     for lib, task in loaded:
-        legs = {
-            qid: collect_legs(lib.store, text, _DEPTH, "hybrid", None, lib.embedder, lib.dense_index)
-            for qid, text in tqdm(
-                task.train_queries.items(), desc=f"{task.name} train", disable=not progress, file=sys.stderr
-            )
-        }
-        legs_per_task.append((task, legs))
-    rows = []
-    for normaliser in normalisers:
-        for weight in dense_weights:
-            fusion = Fusion(
-                method="convex", normaliser=normaliser, weights={"bm25": 1 - weight, "dense": weight}
-            )
-            values = {}
-            for task, legs in legs_per_task:
-                run = {
-                    qid: [r.paper_id for r in fuse_legs(leg, _DEPTH, "hybrid", fusion)]
-                    for qid, leg in legs.items()
-                }
-                metric = objective_metric[task.name]
-                values[task.name] = evaluate_run(run, task.train_qrels, [metric])[metric]
-            rows.append((sum(values.values()) / len(values), normaliser, weight, values))
+        legs_per_task[task.name] = (
+            task,
+            {
+                qid: collect_legs(lib.store, text, _DEPTH, "hybrid", None, lib.embedder, lib.dense_index)
+                for qid, text in tqdm(
+                    task.train_queries.items(),
+                    desc=f"{task.name} train",
+                    disable=not progress,
+                    file=sys.stderr,
+                )
+            },
+        )
+    groups = {"english": ["scifact", "iclr-title", "iclr-keywords"], "glossed": ["iclr-zh"]}
+    out: dict[str, list[tuple[float, str, float, dict[str, float]]]] = {}
+    for group, names in groups.items():
+        rows = []
+        for normaliser in normalisers:
+            for weight in dense_weights:
+                weights = {"bm25": round(1 - weight, 2), "dense": weight}
+                fusion = Fusion(
+                    method="convex", normaliser=normaliser, weights=weights, glossed_weights=weights
+                )
+                values = {}
+                for name in names:
+                    task, legs = legs_per_task[name]
+                    run = {
+                        q: [r.paper_id for r in fuse_legs(leg, _DEPTH, "hybrid", fusion)]
+                        for q, leg in legs.items()
+                    }
+                    metric = TUNING_OBJECTIVES[name]
+                    values[name] = evaluate_run(run, task.train_qrels, [metric])[metric]
+                rows.append((sum(values.values()) / len(values), normaliser, weight, values))
+        out[group] = sorted(rows, key=lambda row: -row[0])
     for lib in {id(lib): lib for lib, _ in loaded}.values():
         lib.close()
-    return sorted(rows, key=lambda row: -row[0])
+    return out

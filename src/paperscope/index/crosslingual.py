@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["QueryGloss", "gloss_query", "GLOSSARY", "SENSES_PER_WORD"]
@@ -278,11 +279,27 @@ def _segment(run: str, vocabulary: dict[str, list[str]]) -> list[str]:
     return words
 
 
-def gloss_query(query: str) -> QueryGloss:
+def _rank_senses(senses: list[str], frequency: Callable[[list[str]], dict[str, int]] | None) -> list[str]:
+    """Return ``senses`` ordered by how common their words are in the library (most first).
+
+    CC-CEDICT lists everyday senses first (行为: "action", "conduct", "behavior"); the library's
+    own document frequencies pick the sense its papers use. Ties keep the dictionary order.
+    """
+    if frequency is None or len(senses) <= SENSES_PER_WORD:
+        return senses
+    words = {s: [w for w in re.findall(r"[a-z0-9]+", s.lower()) if len(w) > 2] for s in senses}
+    df = frequency(sorted({w for ws in words.values() for w in ws}))
+    score = {s: max((df.get(w, 0) for w in ws), default=0) for s, ws in words.items()}
+    return sorted(senses, key=lambda s: -score[s])
+
+
+def gloss_query(query: str, frequency: Callable[[list[str]], dict[str, int]] | None = None) -> QueryGloss:
     """Return the English glosses of the Chinese words of ``query`` (Traditional or Simplified).
 
     ``gloss_query("擴散模型 OCR")`` gives english ``["diffusion model"]`` and latin ``["OCR"]``.
     Words with no gloss (names, rare characters) are kept in ``words`` but add no English.
+    With ``frequency`` (terms → number of papers using each), the CC-CEDICT senses kept for a
+    word are those most used in the library.
     """
     simplified = _converter().convert(query)
     vocabulary = _dictionary()
@@ -297,5 +314,5 @@ def gloss_query(query: str) -> QueryGloss:
             if word in GLOSSARY:
                 english.append(GLOSSARY[word])
             elif word in vocabulary:
-                english.append(" ".join(vocabulary[word][:SENSES_PER_WORD]))
+                english.append(" ".join(_rank_senses(vocabulary[word], frequency)[:SENSES_PER_WORD]))
     return QueryGloss(words=words, english=english, latin=latin)

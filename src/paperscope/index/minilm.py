@@ -21,6 +21,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,8 @@ class MiniLMEmbedder:
     Args:
         precision: ``"int8"`` (dynamic int8, the default runtime) or ``"fp32"``.
         batch_size: windows per onnxruntime call.
+        streams: onnxruntime calls run at once, each on one thread (default: one per core, at most 8).
+        streams: onnxruntime calls run at once, each on one thread (default: one per CPU core, at most 8).
 
     Raises:
         ModelUnavailable: the model packages, onnxruntime, tokenizers or onnx are missing.
@@ -146,7 +149,7 @@ class MiniLMEmbedder:
     dim = 384
     languages = "en"
 
-    def __init__(self, precision: str = "int8", batch_size: int = BATCH_SIZE):
+    def __init__(self, precision: str = "int8", batch_size: int = BATCH_SIZE, streams: int | None = None):
         if precision not in ("int8", "fp32"):
             raise ValueError(f"precision must be 'int8' or 'fp32', got {precision!r}")
         try:
@@ -161,6 +164,8 @@ class MiniLMEmbedder:
             graph = quantised_model_path(graph, version)
         self.precision = precision
         self.batch_size = batch_size
+        self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
+        self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
         self.model_id = f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # The shipped tokenizer.json truncates and pads every text to 128 wordpieces; windows
@@ -170,14 +175,29 @@ class MiniLMEmbedder:
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # One thread per call, `streams` calls at once: on 2 cores this embedded 1.7x more
+        # abstracts/s than one call using 2 threads (less synchronisation per operator).
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         self.session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        # A single batch (a query) runs alone: give it every core instead of one.
+        single = onnxruntime.SessionOptions()
+        single.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        single.log_severity_level = 3
+        self.single_session = onnxruntime.InferenceSession(
+            str(graph), single, providers=["CPUExecutionProvider"]
+        )
         self._input_names = {i.name for i in self.session.get_inputs()}
 
     def _windows(self, texts: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
         """Return the windows (int64 wordpiece ids with [CLS]/[SEP]) and the owning text of each."""
         windows: list[np.ndarray] = []
         owners: list[int] = []
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        if len(texts) == 1:
+            # encode_batch starts a thread pool: several ms of overhead for one query.
+            encodings = [self.tokenizer.encode(texts[0], add_special_tokens=False)]
+        else:
+            encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
         for i, encoding in enumerate(encodings):
             ids = encoding.ids
             for start, end in split_evenly(len(ids), MAX_TOKENS - 2):
@@ -185,7 +205,7 @@ class MiniLMEmbedder:
                 owners.append(i)
         return windows, owners
 
-    def _run(self, batch: list[np.ndarray]) -> np.ndarray:
+    def _run(self, batch: list[np.ndarray], session: Any = None) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""
         width = max(len(w) for w in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -196,7 +216,7 @@ class MiniLMEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feed)[0]
+        hidden = (session or self.session).run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalise_rows(pooled)
@@ -217,10 +237,19 @@ class MiniLMEmbedder:
             file=sys.stderr,
             leave=False,
         )
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            window_vectors[chunk] = self._run([windows[k] for k in chunk])
-            bar.update(len(chunk))
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+
+        def run(batch: list[int]) -> tuple[list[int], np.ndarray]:
+            return batch, self._run([windows[k] for k in batch])
+
+        if len(batches) == 1:
+            window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], self.single_session)
+            batches = []
+        # onnxruntime releases the GIL while it runs, so threads give real parallelism here.
+        with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches)))) as pool:
+            for batch, vectors in pool.map(run, batches):
+                window_vectors[batch] = vectors
+                bar.update(len(batch))
         bar.close()
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
         np.add.at(sums, np.asarray(owners, dtype=np.int64), window_vectors)

@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import InputError
 from ..store import Store
 from ..store.lexical import search_fts
+from ..store.retrieval import document_frequencies
 from ..text import has_cjk
-from .bm25 import match_expression
+from .bm25 import MemoryBM25, match_expression, query_terms
 from .dense import DenseIndex
 from .embed import Embedder
 from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
@@ -49,17 +52,23 @@ class RankedPaper:
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def _query_texts(query: str, embedder: Embedder | None) -> tuple[str, str]:
-    """Return ``(lexical text, dense text)``: glosses added for Chinese when the model is English-only."""
+def _query_texts(
+    query: str, embedder: Embedder | None, frequency: Callable[[list[str]], dict[str, int]] | None = None
+) -> tuple[str, str, bool]:
+    """Return ``(lexical text, dense text, glossed)``: Chinese is glossed into English words.
+
+    The glosses are added to the BM25 query (the original words still match Chinese
+    abstracts); the dense leg embeds the English rendering unless the model is multilingual.
+    """
     if not has_cjk(query):
-        return query, query
+        return query, query, False
     from .crosslingual import gloss_query
 
-    gloss = gloss_query(query)
+    gloss = gloss_query(query, frequency)
     lexical = f"{query} {' '.join(gloss.english)}"
     if embedder is not None and embedder.languages != "en":
-        return lexical, query
-    return lexical, gloss.text or query
+        return lexical, query, False
+    return lexical, gloss.text or query, bool(gloss.english)
 
 
 @dataclass
@@ -69,10 +78,12 @@ class Legs:
     Attributes:
         lists: leg name → ``(paper_id, raw score)`` best first (BM25 score; cosine).
         floors: leg name → raw score assumed for a paper missing from that leg's list.
+        glossed: the query was glossed from Chinese into English (see ``Fusion.glossed_weights``).
     """
 
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     floors: dict[str, float] = field(default_factory=dict)
+    glossed: bool = False
 
 
 def collect_legs(
@@ -83,6 +94,7 @@ def collect_legs(
     allowed: set[str] | None = None,
     embedder: Embedder | None = None,
     dense_index: Callable[[], DenseIndex] | None = None,
+    memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
 ) -> Legs:
     """Return the top ``depth`` candidates of each leg that ``mode`` uses (see :func:`search_papers`).
 
@@ -94,12 +106,26 @@ def collect_legs(
     legs = Legs()
     if allowed is not None and not allowed:
         return legs
-    lexical_text, dense_text = _query_texts(query, embedder)
+    in_memory = memory_bm25() if memory_bm25 is not None and mode != "dense" else None
+
+    def frequency(terms: list[str]) -> dict[str, int]:
+        if in_memory is not None:
+            return in_memory.document_frequencies(terms)
+        return document_frequencies(store.conn, terms)
+
+    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder, frequency)
     expression = match_expression(lexical_text)
     if expression is None:
         return legs
     if mode in ("bm25", "hybrid"):
-        bm25 = search_fts(store.conn, expression, depth, allowed)
+        if in_memory is not None:
+            mask = None
+            if allowed is not None:
+                mask = np.zeros(len(in_memory), dtype=bool)
+                mask[[in_memory.row_of[p] for p in allowed if p in in_memory.row_of]] = True
+            bm25 = in_memory.search(query_terms(lexical_text), depth, mask)
+        else:
+            bm25 = search_fts(store.conn, expression, depth, allowed)
         legs.lists["bm25"] = bm25
         # A full list was cut at `depth`: a paper outside it may still match, at most as well as
         # the last listed one. A shorter list holds every match; the others score 0.
@@ -132,7 +158,8 @@ def fuse_legs(
     elif fusion.method == "rrf":
         ranked = fuse_rrf(legs.lists, fusion.weights)[:limit]
     else:
-        ranked = fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors)[:limit]
+        weights = fusion.glossed_weights if legs.glossed and fusion.glossed_weights else fusion.weights
+        ranked = fuse_scores(legs.lists, weights, fusion.normaliser, legs.floors)[:limit]
     positions = {
         leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}
         for leg, hits in legs.lists.items()
@@ -157,6 +184,7 @@ def search_papers(
     embedder: Embedder | None = None,
     dense_index: Callable[[], DenseIndex] | None = None,
     fusion: Fusion = DEFAULT_FUSION,
+    memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
 ) -> list[RankedPaper]:
     """Return the best ``limit`` papers for ``query``.
 
@@ -169,10 +197,11 @@ def search_papers(
         embedder: embeds the query (dense and hybrid modes).
         dense_index: returns the library's dense index, embedding papers first if needed.
         fusion: how the legs are combined in hybrid mode.
+        memory_bm25: returns the in-memory BM25 index for a large library, or None to use FTS5.
 
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
     """
     depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
-    legs = collect_legs(store, query, depth, mode, allowed, embedder, dense_index)
+    legs = collect_legs(store, query, depth, mode, allowed, embedder, dense_index, memory_bm25)
     return fuse_legs(legs, limit, mode, fusion)

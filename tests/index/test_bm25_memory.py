@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import paperscope.library as library_module
+from paperscope import Library
+from paperscope.index.bm25 import MemoryBM25, match_expression, query_terms
+from paperscope.store.lexical import TITLE_WEIGHT, search_fts
+
+
+@pytest.fixture
+def icml(tmp_path: Path, icml_dir: Path) -> Library:
+    lib = Library(tmp_path / "lib.db", embedder="fake")
+    lib.ingest([icml_dir])
+    yield lib
+    lib.close()
+
+
+def _memory(lib: Library) -> MemoryBM25:
+    rows = lib.store.conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
+    return MemoryBM25.build(rows, title_weight=TITLE_WEIGHT)
+
+
+@pytest.mark.parametrize(
+    "query", ["distillation", "pruning robots", "unlearning forgetting evaluation", "剪枝"]
+)
+def test_memory_bm25_scores_equal_fts5(icml, query):
+    fts = search_fts(icml.store.conn, match_expression(query), 20)
+    memory = _memory(icml).search(query_terms(query), 20)
+    assert [pid for pid, _ in memory] == [pid for pid, _ in fts]
+    assert [s for _, s in memory] == pytest.approx([s for _, s in fts], rel=1e-5)
+
+
+def test_memory_bm25_round_trips_through_a_file(icml, tmp_path):
+    index = _memory(icml)
+    index.save(tmp_path / "bm25.npz")
+    loaded = MemoryBM25.load(tmp_path / "bm25.npz")
+    assert loaded.search(["distillation"], 5) == index.search(["distillation"], 5)
+    assert loaded.search(["zqxjv"], 5) == []
+
+
+def test_large_libraries_search_in_memory_with_filters(icml, monkeypatch):
+    monkeypatch.setattr(library_module, "MEMORY_BM25_THRESHOLD", 10)
+    assert icml.memory_bm25() is not None
+    fts_top = search_fts(icml.store.conn, match_expression("dataset distillation"), 1)[0][0]
+    assert icml.search("dataset distillation", mode="bm25")[0].paper_id == fts_top
+    assert icml.search("dataset distillation", mode="bm25", venue="NeurIPS") == []
+    every_match = search_fts(icml.store.conn, match_expression("model"), 1000)
+    assert len(icml.search("model", mode="bm25", limit=100, year=2026)) == len(every_match) == 43
+    cached = list((icml._cache_dir()).glob("bm25-*.npz"))
+    assert len(cached) == 1
