@@ -18,6 +18,17 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_env(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):
+    """Set the same isolation for session- and module-scoped fixtures, which run before env_setup."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PAPERSCOPE_HOME", str(tmp_path_factory.mktemp("session-home")))
+        patch.setenv("PAPERSCOPE_CACHE", str(model_cache))
+        patch.setenv("PAPERSCOPE_EMBEDDER", "fake")
+        patch.delenv("PAPERSCOPE_DB", raising=False)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
     """Isolate each test: its own PAPERSCOPE_HOME, a shared model cache, the fake embedder.
