@@ -198,7 +198,7 @@ def throughput(sample: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="5000,20000,100000", help="comma-separated; empty: throughput only")
+    parser.add_argument("--sizes", default="5000,20000,100000", help="comma list; empty: throughput only")
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--embed-sample", type=int, default=200)
     parser.add_argument(
