@@ -198,7 +198,7 @@ def throughput(sample: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="5000,20000,100000")
+    parser.add_argument("--sizes", default="5000,20000,100000", help="comma list; empty: throughput only")
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--embed-sample", type=int, default=200)
     parser.add_argument(
@@ -220,8 +220,8 @@ def main() -> None:
         for name in ("fp32", "int8"):
             runs = ", ".join(f"{r:.1f}" for r in tp["runs"][name])
             print(f"  {name}: {tp['median'][name]:.1f}  (runs: {runs})")
-        print(f"  int8 / fp32 = {tp['ratio']:.2f}x")
-    for size in (int(s) for s in args.sizes.split(",")):
+        print(f"  int8 / fp32 = {tp['ratio']:.2f}x   (load average now {os.getloadavg()[0]:.1f})")
+    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         cmd = [
             sys.executable,
             __file__,
