@@ -30,12 +30,14 @@ def test_no_cards_then_build_then_rebuild_keeps_marks(tmp_path: Path, icml_dir: 
     first = lib.get(next(p.paper_id for p in lib.papers()))
     assert first.card.label and "area" not in first.card.extra
     lib.star(first.paper_id)
+    assert first.card.method_names == [] and first.card.extra["venue"] == "ICML"
     assert lib.build_cards() == 95
     assert _versions(lib) == {EXTRACTOR_VERSION}
+    built = lib.get(first.paper_id).card
     assert lib.build_cards() == 0
     assert lib.build_cards(rebuild=True, workers=2) == 95
     assert lib.marks(first.paper_id)["starred"] is True
-    assert lib.get(first.paper_id).card.label == first.card.label
+    assert lib.get(first.paper_id).card.to_dict() == built.to_dict()
     lib.close()
 
 

@@ -31,32 +31,21 @@ EXTRACTOR_VERSION = "0.4"
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 
 
-def _label_of(paper: Paper, methods: list) -> str:  # type: ignore[type-arg]
-    if paper.title and paper.title.strip():
-        return title_label(paper.title)
-    return build_label(paper.clean_text, methods)
-
-
 def build_first_card(paper: Paper) -> Card:
-    """Return the quick card written at ingest: label, method names, code/project URLs, venue, year.
+    """Return the quick card written at ingest: code/project URLs, venue, year, a provisional label.
 
-    About 0.7 ms of CPU per abstract (a fifth of :func:`build_card`), so ingest stays fast;
-    ``Library.build_cards`` replaces it with the full card right after ingest.
+    Ingest stores papers and extraction reads stored papers (the data flow of STYLE.md), so this
+    card does no extraction beyond URLs (about 0.02 ms per abstract); ``Library.build_cards``
+    replaces it with the full card, label and method names included, right after ingest.
     """
-    clean = paper.clean_text
-    code_urls, project_urls = extract_urls(clean)
-    methods = extract_methods(clean, paper.abstract)
+    code_urls, project_urls = extract_urls(paper.clean_text)
+    label = title_label(paper.title) if paper.title and paper.title.strip() else ""
     return Card(
-        label=_label_of(paper, methods),
-        method_names=[m.name for m in methods],
+        label=label or " ".join(paper.clean_text.split()[:12]),
+        method_names=[],
         code_urls=code_urls,
         extractor_version=FIRST_CARD_VERSION,
-        extra={
-            "methods": [m.to_dict() for m in methods],
-            "project_urls": project_urls,
-            "venue": paper.venue,
-            "year": paper.year,
-        },
+        extra={"project_urls": project_urls, "venue": paper.venue, "year": paper.year},
     )
 
 
@@ -66,7 +55,9 @@ def build_card(paper: Paper) -> Card:
     code_urls, project_urls = extract_urls(clean)
     methods = extract_methods(clean, paper.abstract)
     return Card(
-        label=_label_of(paper, methods),
+        label=title_label(paper.title)
+        if paper.title and paper.title.strip()
+        else build_label(clean, methods),
         method_names=[m.name for m in methods],
         code_urls=code_urls,
         extractor_version=EXTRACTOR_VERSION,
