@@ -9,7 +9,6 @@ because the margin learns which directions separate the user's papers from the b
 from __future__ import annotations
 
 import numpy as np
-from sklearn.svm import LinearSVC
 
 __all__ = ["rank_by_preference", "SVM_C"]
 
@@ -41,6 +40,8 @@ def rank_by_preference(
         raise ValueError("no positive papers: star or tag some papers first")
     if len(positives) == matrix.shape[0]:
         raise ValueError("every paper is already marked: nothing left to recommend")
+    from sklearn.svm import LinearSVC  # imported here: sklearn costs ~1.8 s of start-up per command
+
     labels = np.zeros(matrix.shape[0], dtype=np.int8)
     labels[positives] = 1
     svm = LinearSVC(class_weight="balanced", C=SVM_C, max_iter=10000, tol=1e-6, random_state=0)
