@@ -70,7 +70,8 @@ def corpus(data: Path, size: int) -> list[tuple[str | None, str]]:
         copy = i // len(base)
         if copy:
             words = abstract.split()
-            del words[rng.randrange(len(words))]
+            if len(words) > 1:
+                del words[rng.randrange(len(words))]
             abstract = " ".join(words) + f" (variant {copy})"
         out.append((title, abstract))
     return out
@@ -241,9 +242,8 @@ def main() -> None:
             print(f"\n{size:,} papers: benchmark process failed:\n{child.stderr[-3000:]}")
             continue
         result = json.loads(child.stdout.strip().splitlines()[-1])
-        print(
-            f"\n{result['papers']:,} papers ({result['skipped_records']} records that text.clean_text rejects left out)"
-        )
+        skipped = result["skipped_records"]
+        print(f"\n{result['papers']:,} papers ({skipped} records that text.clean_text rejects left out)")
         print(
             f"  build: lexical index (insert + FTS5) {result['lexical_index_s']:.1f} s,"
             f" dense load {result['dense_load_s']:.2f} s, HNSW graph {result['hnsw_build_s']:.1f} s"
