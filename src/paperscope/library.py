@@ -41,6 +41,24 @@ MAX_LIMIT = 1000
 MEMORY_BM25_THRESHOLD = 10_000
 
 
+def _check_limit(limit: object) -> None:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+
+
+def _ranked_hit(paper: Paper, rank: int, score: float, leg: str, terms: list[str]) -> Hit:
+    """Return the Hit of a one-leg ranking (related: dense cosine; recommend: SVM decision value)."""
+    return Hit(
+        paper_id=paper.paper_id,
+        score=score,
+        rank=rank,
+        label=paper.label,
+        sources=paper.sources,
+        legs={leg: {"rank": rank, "score": score}},
+        terms=terms,
+    )
+
+
 class Library:
     """A paper library stored in one SQLite file.
 
@@ -234,8 +252,7 @@ class Library:
                 or ``mode`` is unknown.
             ModelUnavailable: dense or hybrid mode, and the embedding model is not installed.
         """
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+        _check_limit(limit)
         if not query or not query.strip():
             raise InputError("empty query: type some words to search for")
         if mode not in MODES:
@@ -281,23 +298,13 @@ class Library:
             NotFound: no paper matches ``paper_id``.
             InputError: the id is malformed or ambiguous, or ``limit`` is not in 1..MAX_LIMIT.
         """
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+        _check_limit(limit)
         paper = self.get(paper_id)
         neighbours = related_papers(self.store, self.dense_index(), paper, limit)
-        hits = []
-        for rank, (other, score, terms) in enumerate(neighbours, start=1):
-            hits.append(
-                Hit(
-                    paper_id=other.paper_id,
-                    score=score,
-                    rank=rank,
-                    label=other.label,
-                    sources=other.sources,
-                    legs={"dense": {"rank": rank, "score": score}},
-                    terms=terms,
-                )
-            )
+        hits = [
+            _ranked_hit(other, rank, score, "dense", terms)
+            for rank, (other, score, terms) in enumerate(neighbours, start=1)
+        ]
         return hits
 
     # -- embeddings -----------------------------------------------------------------------
@@ -455,8 +462,7 @@ class Library:
         Raises:
             InputError: no paper is starred (or tagged ``tag``), or ``limit`` is out of range.
         """
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+        _check_limit(limit)
         marked = marks.marked_ids(self.store.conn, starred=tag is None, tag=tag)
         if not marked:
             what = f"tagged {tag!r}" if tag else "starred"
@@ -467,20 +473,12 @@ class Library:
             ranked = rank_by_preference(matrix, [row_of[p] for p in marked if p in row_of], limit)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        hits = []
-        for rank, (row, score, because) in enumerate(ranked, start=1):
-            paper = papers.get_paper(self.store.conn, paper_ids[row])
-            hits.append(
-                Hit(
-                    paper_id=paper.paper_id,
-                    score=score,
-                    rank=rank,
-                    label=paper.label,
-                    sources=paper.sources,
-                    legs={"svm": {"rank": rank, "score": score}},
-                    terms=[paper_ids[because]],
-                )
+        hits = [
+            _ranked_hit(
+                papers.get_paper(self.store.conn, paper_ids[row]), rank, score, "svm", [paper_ids[because]]
             )
+            for rank, (row, score, because) in enumerate(ranked, start=1)
+        ]
         return hits
 
     def marks(self, paper_id: str) -> dict[str, Any]:
