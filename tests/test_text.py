@@ -23,6 +23,7 @@ CASES = [
     (r"\textbf{\emph{Self-Compression}}", "Self-Compression"),
     (r"$f_\theta$$g_\phi$", "f_θ g_φ"),
     (r"$$x^2$$", "x²"),
+    (r"$10^{12}$ operations", "10¹² operations"),
     (r"50\% fewer and 100% more", "50% fewer and 100% more"),
     (r"costs \$5 and $x", "costs $5 and $x"),
     # markdown

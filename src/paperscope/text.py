@@ -54,7 +54,7 @@ _LATEX_CMD_RE = re.compile(
     r"|\{(?:[^{}]|\{[^{}]*\})*\}"
 )
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ")
-_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|([0-9niT]))")
+_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|([0-9]{1,4}(?![0-9])|[niT]))")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WS_RE = re.compile(r"\s+")
 _MACRO_NAME_RE = re.compile(r"\\[a-zA-Z]+\*?")
