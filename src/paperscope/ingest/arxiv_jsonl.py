@@ -9,7 +9,6 @@ The snapshot (Kaggle's ``arxiv-metadata-oai-snapshot.json``, several GB) has ``i
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from ..models import Record, Skip, Source
 from .fields import arxiv_id, external_ids_from, split_authors
-from .files import iter_lines
+from .files import iter_json_lines
 
 __all__ = ["FORMAT", "read_arxiv_jsonl", "is_arxiv_record"]
 
@@ -83,14 +82,11 @@ def read_arxiv_jsonl(path: Path, column_map: dict[str, str] | None = None) -> It
         InputError: the file is missing, binary, empty or not UTF-8.
 
     """
-    for number, line in iter_lines(path):
-        if not line.strip():
+    for entry in iter_json_lines(path):
+        if isinstance(entry, Skip):
+            yield entry
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Skip(str(path), number, f"invalid JSON: {exc.msg} (column {exc.colno})")
-            continue
+        number, item = entry
         if not isinstance(item, dict):
             yield Skip(str(path), number, f"not a JSON object ({type(item).__name__})")
             continue

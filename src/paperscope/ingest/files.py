@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
+from ..models import Skip
 
 __all__ = ["read_text_file", "check_text_file", "iter_lines", "read_head", "first_bad_utf8"]
 
@@ -122,3 +125,21 @@ def read_text_file(path: Path) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise _not_utf8(path, line, exc.start, data[exc.start]) from exc
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, Any] | Skip]:
+    """Yield ``(line_number, value)`` for each JSON line of a file, or a Skip for a malformed one.
+
+    Blank lines are passed over; a line that is not JSON becomes ``Skip(path, line, reason)``
+    instead of aborting the file. Reads lazily, as :func:`iter_lines`.
+
+    Raises:
+        InputError: as :func:`iter_lines`.
+    """
+    for number, line in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield Skip(str(path), number, f"invalid JSON: {exc.msg} (column {exc.colno})")

@@ -18,7 +18,7 @@ import ijson
 from ..errors import InputError
 from ..models import Record, Skip, Source
 from .fields import flatten_openreview, mapping_to_record, resolve_columns, venue_year_from_name
-from .files import check_text_file, first_bad_utf8, iter_lines
+from .files import check_text_file, first_bad_utf8, iter_json_lines
 
 __all__ = ["FORMAT_ARRAY", "FORMAT_LINES", "read_json_array", "read_json_lines", "first_json_objects"]
 
@@ -118,14 +118,11 @@ def read_json_lines(path: Path, column_map: dict[str, str] | None = None) -> Ite
 
     """
     columns = _Columns(path, column_map)
-    for number, line in iter_lines(path):
-        if not line.strip():
+    for entry in iter_json_lines(path):
+        if isinstance(entry, Skip):
+            yield entry
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Skip(str(path), number, f"invalid JSON: {exc.msg} (column {exc.colno})")
-            continue
+        number, item = entry
         yield columns.to_record(item, Source(str(path), number, FORMAT_LINES))
 
 
