@@ -12,6 +12,7 @@ import click
 from . import __version__
 from .config import EXAMPLES_DIR, home_dir
 from .errors import PaperscopeError
+from .extract.contributions import CONTRIBUTION_TYPES
 from .ingest import READERS
 from .library import Library
 from .models import Hit, IngestReport, Paper
@@ -163,8 +164,16 @@ def _print_hits(hits: list[Hit]) -> None:
 @click.option("--venue", default=None, help="Only this venue (e.g. ICML).")
 @click.option("--year", default=None, type=int, help="Only this year.")
 @click.option("--decision", default=None, help="Only decisions containing this text (e.g. oral).")
-@click.option("--area", "source_area", default=None, help="Only source areas containing this text.")
+@click.option("--source-area", default=None, help="Only areas given by the source containing this text.")
+@click.option("--area", default=None, help="Only card areas (source's, else predicted) containing this text.")
 @click.option("--has-code/--no-code", "has_code", default=None, help="Only papers with (without) code links.")
+@click.option("--dataset", default=None, help="Only papers whose card names this dataset (e.g. CIFAR-10).")
+@click.option(
+    "--contribution",
+    type=click.Choice(CONTRIBUTION_TYPES, case_sensitive=False),
+    default=None,
+    help="Only papers with this contribution type on their card.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 def search(
@@ -176,12 +185,15 @@ def search(
     year: int | None,
     decision: str | None,
     source_area: str | None,
+    area: str | None,
     has_code: bool | None,
+    dataset: str | None,
+    contribution: str | None,
     as_json: bool,
 ) -> None:
     """Search the library (BM25 and embeddings fused; Chinese queries work too).
 
-    Example: paperscope search "dataset distillation" --limit 5 --mode hybrid --has-code
+    Example: paperscope search "dataset distillation" --limit 5 --has-code --contribution method
     """
     hits = _library(ctx).search(
         query,
@@ -192,6 +204,9 @@ def search(
         decision=decision,
         source_area=source_area,
         has_code=has_code,
+        dataset=dataset,
+        contribution=contribution,
+        area=area,
     )
     if as_json:
         _emit_json([h.to_dict() for h in hits])

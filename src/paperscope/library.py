@@ -15,6 +15,7 @@ from tqdm import tqdm
 from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
 from .extract import EXTRACTOR_VERSION, build_cards, build_first_card
+from .extract.contributions import CONTRIBUTION_TYPES
 from .index.bm25 import MemoryBM25
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
@@ -225,6 +226,9 @@ class Library:
         has_code: bool | None = None,
         fusion: Fusion = DEFAULT_FUSION,
         topic: int | None = None,
+        dataset: str | None = None,
+        contribution: str | None = None,
+        area: str | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -240,6 +244,10 @@ class Library:
             has_code: only papers with (True) or without (False) a code URL.
             fusion: how hybrid mode combines its legs (default: tuned on training queries).
             topic: keep papers of this broad topic id (see :meth:`topics`).
+            dataset: only papers whose card names this dataset (case-insensitive, whole name).
+            contribution: only papers whose card has this contribution type (one of
+                :data:`paperscope.extract.contributions.CONTRIBUTION_TYPES`).
+            area: only papers whose card area (the source's own, else predicted) contains this text.
 
         Returns:
             Hits best first; ``Hit.legs`` gives each leg's rank and raw score (BM25 score,
@@ -257,7 +265,13 @@ class Library:
             raise InputError("empty query: type some words to search for")
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
-        allowed = filtered_paper_ids(self.store.conn, venue, year, decision, source_area, has_code)
+        if contribution is not None and contribution.strip().lower() not in CONTRIBUTION_TYPES:
+            raise InputError(
+                f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
+            )
+        allowed = filtered_paper_ids(
+            self.store.conn, venue, year, decision, source_area, has_code, dataset, contribution, area
+        )
         if topic is not None:
             members = self.topic_members(topic)
             allowed = members if allowed is None else allowed & members

@@ -60,3 +60,30 @@ def test_decision_and_area_filters_match_substrings(tmp_path, icml_dir):
             ids[0]
         ]
         assert lib.search(" ".join(text), decision="poster") == []
+
+
+def test_card_facets_keep_exactly_the_papers_whose_card_matches(tmp_path, icml_dir):
+    runner = CliRunner()
+    env = _env(tmp_path)
+    assert runner.invoke(cli, ["ingest", str(icml_dir)], env=env).exit_code == 0
+    with Library(tmp_path / "cli.db", embedder="fake") as lib:
+        cards = {p.paper_id: p.card.extra for p in lib.papers()}
+    with_cifar = {pid for pid, c in cards.items() if any(d["name"] == "CIFAR-10" for d in c["datasets"])}
+    theory = {pid for pid, c in cards.items() if any(t["type"] == "theory" for t in c["contribution_types"])}
+    robotics = {pid for pid, c in cards.items() if "robotics" in c["area"]["label"]}
+    # The facets must select some but not all of the 95 papers, or this test proves nothing.
+    for chosen in (with_cifar, theory, robotics):
+        assert 0 < len(chosen) < len(cards)
+
+    def hits(*options: str) -> set[str]:
+        args = ["search", "learning", "--mode", "dense", "--limit", "200", "--json", *options]
+        result = runner.invoke(cli, args, env=env)
+        assert result.exit_code == 0, result.output
+        return {h["paper_id"] for h in json.loads(result.output)}
+
+    assert hits("--dataset", "cifar-10") == with_cifar
+    assert hits("--contribution", "Theory") == theory
+    assert hits("--area", "ROBOTICS") == robotics
+    assert hits("--contribution", "theory", "--area", "robotics") == theory & robotics
+    bad = runner.invoke(cli, ["search", "x", "--contribution", "poem"], env=env)
+    assert bad.exit_code == 2

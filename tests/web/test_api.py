@@ -61,6 +61,8 @@ def test_apm_ranks_first_and_junk_queries_are_empty(client: TestClient) -> None:
         ({"q": "pruning", "limit": "abc"}, 400, "limit"),
         ({"q": "pruning", "limit": "-1"}, 400, "limit"),
         ({"q": "pruning", "limit": "100000"}, 400, "limit"),
+        ({"q": "pruning", "mode": "fuzzy"}, 400, "search mode"),
+        ({"q": "pruning", "contribution": "poem"}, 400, "contribution type"),
     ],
 )
 def test_bad_input_is_400_with_the_error_shape(
@@ -135,3 +137,13 @@ def test_topics_and_map_page(tmp_path: Path, icml_dir: Path) -> None:
         assert page.status_code == 200 and "<canvas" in page.text
         assert "https://" not in page.text.split("<script", 1)[0]
     lib.close()
+
+
+def test_search_filters_and_mode_reach_the_library(client: TestClient) -> None:
+    apm = _apm_id(client)
+    for params in ({"dataset": "cifar-10"}, {"has_code": "true"}, {"mode": "bm25"}):
+        data = client.get("/api/search", params={"q": "pruning speedup", **params}).json()["data"]
+        assert [h["paper_id"] for h in data] == [apm]
+    assert set(data[0]["legs"]) == {"bm25"}
+    for params in ({"dataset": "CIFAR-100"}, {"has_code": "false"}, {"venue": "NeurIPS"}):
+        assert client.get("/api/search", params={"q": "pruning speedup", **params}).json()["data"] == []

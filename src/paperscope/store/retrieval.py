@@ -15,13 +15,20 @@ def filtered_paper_ids(
     decision: str | None = None,
     source_area: str | None = None,
     has_code: bool | None = None,
+    dataset: str | None = None,
+    contribution: str | None = None,
+    area: str | None = None,
 ) -> set[str] | None:
     """Return the paper_ids that pass every given filter, or None when no filter is given.
 
     ``venue`` matches case-insensitively and exactly; ``decision`` and ``source_area`` match
     case-insensitively as substrings (``"oral"`` matches ``"ICLR 2026 Oral"``), through
-    ``instr`` so ``%`` and ``_`` are plain characters; ``has_code`` asks for at least one code
-    URL on the paper's card. Values are bound parameters, never pasted into SQL.
+    ``instr`` so ``%`` and ``_`` are plain characters. The card facets: ``has_code`` asks for
+    at least one code URL on the paper's card; ``dataset`` for a dataset of that name on the
+    card (case-insensitive, whole name: ``cifar-10`` matches ``CIFAR-10``, not ``CIFAR-100``);
+    ``contribution`` for that contribution type; ``area`` for a card area label containing the
+    text (the source's own area when the record had one, else the predicted one). A paper with
+    no card passes no card facet. Values are bound parameters, never pasted into SQL.
     """
     clauses: list[str] = []
     params: list[object] = []
@@ -43,6 +50,24 @@ def filtered_paper_ids(
             " AND json_array_length(json_extract(c.data, '$.code_urls')) > 0)"
         )
         clauses.append(code if has_code else f"NOT {code}")
+    if dataset is not None:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM cards c, json_each(c.data, '$.datasets') d"
+            " WHERE c.paper_id = p.paper_id AND lower(json_extract(d.value, '$.name')) = lower(?))"
+        )
+        params.append(dataset.strip())
+    if contribution is not None:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM cards c, json_each(c.data, '$.contribution_types') t"
+            " WHERE c.paper_id = p.paper_id AND json_extract(t.value, '$.type') = lower(?))"
+        )
+        params.append(contribution.strip())
+    if area is not None:
+        clauses.append(
+            "EXISTS (SELECT 1 FROM cards c WHERE c.paper_id = p.paper_id"
+            " AND instr(lower(coalesce(json_extract(c.data, '$.area.label'), '')), lower(?)) > 0)"
+        )
+        params.append(area.strip())
     if not clauses:
         return None
     sql = "SELECT p.paper_id FROM papers p WHERE " + " AND ".join(clauses)

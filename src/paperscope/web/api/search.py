@@ -12,10 +12,41 @@ router = APIRouter()
 
 
 @router.get("/search")
-def search(request: Request, q: str = "", limit: int = 10) -> dict[str, Any]:
-    """Return ``{"ok": true, "data": [hit, ...]}``; an empty ``q`` or a bad ``limit`` is a 400."""
+def search(
+    request: Request,
+    q: str = "",
+    limit: int = 10,
+    mode: str = "hybrid",
+    venue: str | None = None,
+    year: int | None = None,
+    decision: str | None = None,
+    source_area: str | None = None,
+    area: str | None = None,
+    has_code: bool | None = None,
+    dataset: str | None = None,
+    contribution: str | None = None,
+    topic: int | None = None,
+) -> dict[str, Any]:
+    """Return ``{"ok": true, "data": [hit, ...]}``, filtered as :meth:`Library.search` documents.
+
+    An empty ``q``, a bad ``limit``, ``mode`` or ``contribution`` is a 400.
+    """
     with library_of(request) as lib:
-        return ok([hit.to_dict() for hit in lib.search(q, limit=limit)])
+        hits = lib.search(
+            q,
+            limit=limit,
+            mode=mode,
+            venue=venue,
+            year=year,
+            decision=decision,
+            source_area=source_area,
+            has_code=has_code,
+            topic=topic,
+            dataset=dataset,
+            contribution=contribution,
+            area=area,
+        )
+        return ok([hit.to_dict() for hit in hits])
 
 
 @router.get("/related/{paper_id}")
