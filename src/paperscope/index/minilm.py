@@ -34,6 +34,7 @@ window vectors are averaged and re-normalised.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -246,17 +247,20 @@ def openvino_model_path(
     tmp = Path(tempfile.mkdtemp(prefix=name, suffix=".tmp", dir=target.parent))
     nncf_logger = logging.getLogger("nncf")
     level = nncf_logger.level
-    nncf_logger.setLevel(logging.ERROR)  # progress bars and INFO lines on every first run
+    nncf_logger.setLevel(logging.ERROR)  # its INFO lines go to stdout
+    logging.getLogger(__name__).warning("quantising the embedding model for this machine (once, about 1 min)")
+    # NNCF draws rich progress bars on stdout, which is for results (JSON included): send them to stderr.
     try:
-        onnx.save(model, str(tmp / "folded.onnx"))
-        converted = openvino.convert_model(str(tmp / "folded.onnx"))
-        quantised = nncf.quantize(
-            converted,
-            nncf.Dataset(samples, feed),
-            model_type=nncf.ModelType.TRANSFORMER,
-            subset_size=len(samples),
-        )
-        openvino.save_model(quantised, str(tmp / "model.xml"))
+        with contextlib.redirect_stdout(sys.stderr):
+            onnx.save(model, str(tmp / "folded.onnx"))
+            converted = openvino.convert_model(str(tmp / "folded.onnx"))
+            quantised = nncf.quantize(
+                converted,
+                nncf.Dataset(samples, feed),
+                model_type=nncf.ModelType.TRANSFORMER,
+                subset_size=len(samples),
+            )
+            openvino.save_model(quantised, str(tmp / "model.xml"))
         (tmp / "folded.onnx").unlink()
         try:
             os.replace(tmp, target)
