@@ -101,3 +101,20 @@ def test_minilm_falls_back_to_onnxruntime_without_calibration_texts(
     vector = fallback.embed(["Diffusion models generate images by denoising."])
     reference = get_embedder("minilm-fp32").embed(["Diffusion models generate images by denoising."])
     assert float(vector[0] @ reference[0]) > 0.98
+
+
+def test_concurrent_queries_get_their_own_vectors():
+    from concurrent.futures import ThreadPoolExecutor
+
+    embedder = get_embedder("minilm")
+    queries = [
+        "dataset distillation",
+        "reward shaping for offline RL",
+        "protein folding",
+        "auction revenue",
+    ] * 3
+    expected = {q: embedder.embed([q])[0] for q in queries[:4]}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda q: embedder.embed([q])[0], queries))
+    for query, vector in zip(queries, got, strict=True):
+        np.testing.assert_array_equal(vector, expected[query])

@@ -50,6 +50,7 @@ import queue
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
@@ -356,6 +357,8 @@ class MiniLMEmbedder:
         # A single batch (a query) runs alone: one stream on every core.
         single = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
         self._single = single.create_infer_request()
+        # An infer request serves one call at a time; the web server may embed two queries at once.
+        self._single_lock = threading.Lock()
         self._requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
         for _ in range(self.streams):
             self._requests.put(self._compiled.create_infer_request())
@@ -412,7 +415,8 @@ class MiniLMEmbedder:
         if self.runtime == "onnxruntime":
             hidden = (self.single_session if single else self.session).run(None, feed)[0]
         elif single:
-            hidden = self._single.infer(feed)[0]
+            with self._single_lock:
+                hidden = self._single.infer(feed)[0]
         else:
             request = self._requests.get()
             try:
