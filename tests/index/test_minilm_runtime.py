@@ -1,0 +1,120 @@
+"""The default MiniLM runtime (OpenVINO static int8) against the fp32 reference (marked `model`)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paperscope.errors import ModelUnavailable
+from paperscope.evaluation.qrels import read_iclr_papers
+from paperscope.index import embed, minilm
+from paperscope.index.embed import get_embedder
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def abstracts(shared_data: Path) -> list[str]:
+    """40 real ICLR 2026 abstracts; most are longer than one 254-wordpiece window."""
+    papers = read_iclr_papers(shared_data / "iclr2026-primary-area")
+    return [p.abstract for p in papers[::97][:40]]
+
+
+def test_default_runtime_is_openvino_static_int8():
+    embedder = get_embedder("minilm")
+    assert (embedder.runtime, embedder.model_id) == ("openvino", "all-MiniLM-L6-v2/ov-int8-static/w256-mean")
+    assert get_embedder("minilm-fp32").model_id == "all-MiniLM-L6-v2/onnx-fp32/w256-mean"
+
+
+def test_int8_vectors_match_fp32_on_real_abstracts(abstracts):
+    int8, n_chunks = get_embedder("minilm").embed_documents(abstracts)
+    fp32 = get_embedder("minilm-fp32").embed(abstracts)
+    assert int8.shape == (40, 384) and int8.dtype == np.float32
+    # Chunking is kept, not truncation: 15 abstracts fit one window, 24 take two, one takes four.
+    assert np.bincount(n_chunks).tolist() == [0, 15, 24, 0, 1]
+    cosines = (int8 * fp32).sum(axis=1)
+    assert float(cosines.min()) >= 0.99
+    assert float(cosines.mean()) >= 0.995
+
+
+def test_vectors_do_not_depend_on_batch_neighbours(abstracts):
+    embedder = get_embedder("minilm")
+    first = embedder.embed(abstracts[:20])[0]
+    other_neighbours = embedder.embed([abstracts[0], *abstracts[20:]])[0]
+    alone = embedder.embed([abstracts[0]])[0]  # a single batch runs on the all-cores request
+    np.testing.assert_array_equal(first, other_neighbours)
+    np.testing.assert_array_equal(first, alone)
+
+
+def test_quantised_model_is_made_once_and_reused(monkeypatch: pytest.MonkeyPatch, model_cache: Path):
+    get_embedder("minilm")
+    made = sorted((model_cache / "models").glob("all-MiniLM-L6-v2-*-ov*-nncf*"))
+    assert [sorted(p.name for p in d.iterdir()) for d in made] == [["model.bin", "model.xml"]]
+    stamp = (made[0] / "model.bin").stat().st_mtime_ns
+    import nncf
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("quantised again")
+
+    monkeypatch.setattr(nncf, "quantize", refuse)
+    again = minilm.MiniLMEmbedder()
+    assert again.embed(["Reward shaping for offline RL."]).shape == (1, 384)
+    assert (made[0] / "model.bin").stat().st_mtime_ns == stamp
+    assert not list((model_cache / "models").glob("*.tmp"))
+
+
+def test_drop_nan_guards_removes_only_the_softmax_guards():
+    import onnx
+
+    graph, _, _ = minilm._model_files()
+    model = onnx.load(str(graph))
+    ops = [n.op_type for n in model.graph.node]
+    cleaned = [n.op_type for n in minilm._drop_nan_guards(model).graph.node]
+    assert (ops.count("IsNaN"), ops.count("Softmax")) == (6, 6)
+    assert cleaned.count("IsNaN") == 0
+    assert len(ops) - len(cleaned) == 12
+    assert ops.count("Where") - cleaned.count("Where") == 6
+
+
+def test_calibration_texts_are_the_bundled_abstracts(icml_dir: Path, tmp_path: Path):
+    texts = minilm.calibration_texts(icml_dir)
+    assert len(texts) == 95
+    assert texts[0].startswith("Multi-modal dataset distillation (MDD)")
+    with pytest.raises(ModelUnavailable, match="no example abstracts"):
+        minilm.calibration_texts(tmp_path)
+
+
+def test_minilm_falls_back_to_onnxruntime_without_calibration_texts(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
+    def missing() -> list[str]:
+        raise ModelUnavailable("examples/icml2026: no example abstracts to calibrate the int8 model with")
+
+    monkeypatch.setattr(minilm, "calibration_texts", missing)
+    with caplog.at_level(logging.WARNING):
+        fallback = embed._minilm()
+    assert (fallback.runtime, fallback.model_id) == ("onnxruntime", "all-MiniLM-L6-v2/onnx-int8/w256-mean")
+    assert "using onnxruntime dynamic int8 instead" in caplog.text
+    vector = fallback.embed(["Diffusion models generate images by denoising."])
+    reference = get_embedder("minilm-fp32").embed(["Diffusion models generate images by denoising."])
+    assert float(vector[0] @ reference[0]) > 0.98
+
+
+def test_concurrent_queries_get_their_own_vectors():
+    from concurrent.futures import ThreadPoolExecutor
+
+    embedder = get_embedder("minilm")
+    queries = [
+        "dataset distillation",
+        "reward shaping for offline RL",
+        "protein folding",
+        "auction revenue",
+    ] * 3
+    expected = {q: embedder.embed([q])[0] for q in queries[:4]}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda q: embedder.embed([q])[0], queries))
+    for query, vector in zip(queries, got, strict=True):
+        np.testing.assert_array_equal(vector, expected[query])
