@@ -165,12 +165,13 @@ class MemoryBM25:
         if not ids or not self.paper_ids:
             return []
         scores = np.zeros(len(self.paper_ids), dtype=np.float32)
-        matched = np.zeros(len(self.paper_ids), dtype=bool)
         for t in ids:
-            span = slice(self.indptr[t], self.indptr[t + 1])
-            rows = self.rows[span]
-            scores[rows] += self.idf[t] * self.weights[span]
-            matched[rows] = True
+            start, end = int(self.indptr[t]), int(self.indptr[t + 1])
+            # Rows are distinct within one term's postings, so a fancy-index add is exact.
+            scores[self.rows[start:end]] += self.idf[t] * self.weights[start:end]
+        # Every posting adds idf (>= IDF_FLOOR > 0) x weight (> 0, as tf > 0), so a row matched
+        # a term exactly when its score is positive: no separate "matched" mask is needed.
+        matched = scores > 0
         if allowed_rows is not None:
             matched &= allowed_rows
         candidates = np.flatnonzero(matched)
@@ -179,7 +180,8 @@ class MemoryBM25:
         k = min(limit, candidates.size)
         top = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
         top = top[np.lexsort((top, -scores[top]))]
-        return [(self.paper_ids[int(r)], float(scores[r])) for r in top]
+        ids_of = self.paper_ids
+        return [(ids_of[r], s) for r, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 
     def save(self, path) -> None:  # type: ignore[no-untyped-def]
         """Write the index to ``path`` (.npz), through a temporary file renamed into place."""
