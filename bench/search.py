@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -62,10 +63,9 @@ def real_abstracts(data: Path) -> list[tuple[str | None, str]]:
     return out
 
 
-def corpus(data: Path, size: int) -> list[tuple[str | None, str]]:
-    base = real_abstracts(data)
+def corpus(base: list[tuple[str | None, str]], size: int) -> Iterator[tuple[str | None, str]]:
+    """Yield ``size`` ``(title, abstract)`` pairs from ``base`` (streamed: the 100k are never all held)."""
     rng = random.Random(7)
-    out = []
     for i in range(size):
         title, abstract = base[i % len(base)]
         copy = i // len(base)
@@ -74,8 +74,7 @@ def corpus(data: Path, size: int) -> list[tuple[str | None, str]]:
             if len(words) > 1:
                 del words[rng.randrange(len(words))]
             abstract = " ".join(words) + f" (variant {copy})"
-        out.append((title, abstract))
-    return out
+        yield title, abstract
 
 
 def bench_queries(data: Path, n: int) -> list[str]:
@@ -112,7 +111,7 @@ def percentile_ms(samples: list[float], q: float) -> float:
 
 def run_size(size: int, n_queries: int, workdir: Path) -> dict:
     data = default_data_dir()
-    texts = corpus(data, size)
+    texts = corpus(real_abstracts(data), size)
     queries = bench_queries(data, n_queries)
     base = real_vectors(workdir)
     embedder = get_embedder("minilm")
@@ -123,8 +122,19 @@ def run_size(size: int, n_queries: int, workdir: Path) -> dict:
             Record(abstract=abstract, title=title, source=Source("bench", i + 1, "bench"))
             for i, (title, abstract) in enumerate(texts)
         )
-        fresh: dict[str, object] = {}
+        # Papers are stored 1,000 at a time, as the ingest pipeline does, so the bench holds no
+        # more of the corpus than the product would.
+        seen: set[str] = set()
+        batch: list = []
         skipped = 0
+
+        def flush() -> None:
+            with lib.store.transaction() as conn:
+                stored_papers.insert_papers(
+                    conn, batch, [content_hash_for(p.title, p.clean_text) for p in batch]
+                )
+            batch.clear()
+
         for record in records:
             try:
                 paper = record_to_paper(record)
@@ -134,12 +144,13 @@ def run_size(size: int, n_queries: int, workdir: Path) -> dict:
                 # papers are left out here and counted.
                 skipped += 1
                 continue
-            if paper is not None and paper.paper_id not in fresh:
-                fresh[paper.paper_id] = paper
-        with lib.store.transaction() as conn:
-            stored_papers.insert_papers(
-                conn, list(fresh.values()), [content_hash_for(p.title, p.clean_text) for p in fresh.values()]
-            )
+            if paper is not None and paper.paper_id not in seen:
+                seen.add(paper.paper_id)
+                batch.append(paper)
+                if len(batch) >= 1000:
+                    flush()
+        if batch:
+            flush()
         lexical_s = time.perf_counter() - started
         rng = np.random.default_rng(3)
         rows = []
@@ -148,8 +159,13 @@ def run_size(size: int, n_queries: int, workdir: Path) -> dict:
         ):
             v = base[i % len(base)] + rng.normal(0, 0.02, base.shape[1]).astype(np.float32)
             rows.append((pid, h, (v / np.linalg.norm(v)).astype(np.float32), 1))
+            if len(rows) >= 5000:
+                with lib.store.transaction() as conn:
+                    stored_vectors.save_vectors(conn, embedder.model_id, rows)
+                rows.clear()
         with lib.store.transaction() as conn:
             stored_vectors.save_vectors(conn, embedder.model_id, rows)
+        del rows
         started = time.perf_counter()
         index = lib.dense_index()
         dense_load_s = time.perf_counter() - started

@@ -286,20 +286,18 @@ class Library:
             fusion=fusion,
             memory_bm25=self.memory_bm25,
         )
-        hits = []
-        for item in ranked:
-            paper = papers.get_paper(self.store.conn, item.paper_id)
-            hits.append(
-                Hit(
-                    paper_id=item.paper_id,
-                    score=item.score,
-                    rank=item.rank,
-                    label=paper.label,
-                    sources=paper.sources,
-                    legs=item.legs,
-                )
+        shown = papers.hit_labels(self.store.conn, [item.paper_id for item in ranked])
+        return [
+            Hit(
+                paper_id=item.paper_id,
+                score=item.score,
+                rank=item.rank,
+                label=shown[item.paper_id][0],
+                sources=shown[item.paper_id][1],
+                legs=item.legs,
             )
-        return hits
+            for item in ranked
+        ]
 
     def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
         """Return the ``limit`` papers nearest to ``paper_id`` by embedding cosine.

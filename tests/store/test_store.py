@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from paperscope import Library
-from paperscope.store import SCHEMA_VERSION, Store
+from paperscope.store import SCHEMA_VERSION, Store, papers
 
 
 def test_new_library_is_wal_with_current_schema_and_user_tables(tmp_path: Path) -> None:
@@ -129,3 +129,15 @@ def test_failure_mid_file_rolls_back_the_whole_file(
     report = fresh_library.ingest([icml_dir / "001_d57e93a6687b01f8.txt"])
     assert report.failed[0].error.endswith("broken record")
     assert {t: fresh_library.store.count(t) for t in before} == before
+
+
+def test_hit_labels_match_get_paper_on_titleless_papers_with_cards(icml_library: Library) -> None:
+    conn = icml_library.store.conn
+    ids = [r[0] for r in conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
+    shown = papers.hit_labels(conn, ids + ["000000000000"])
+    assert len(ids) == 95 and set(shown) == set(ids)
+    for paper_id in ids:
+        paper = papers.get_paper(conn, paper_id)
+        assert paper.title is None and paper.card is not None
+        assert shown[paper_id] == (paper.card.label, paper.sources)
+        assert len(paper.sources) == 1

@@ -188,9 +188,11 @@ class DenseIndex:
         if allowed is None and self.uses_ann:
             self.build_ann()
             matches = self._ann.search(query.astype(np.float32), min(k, len(self.paper_ids)))
+            ids = self.paper_ids
+            # .tolist() converts in one call; per-element numpy scalars cost ~1 us each.
             return [
-                (self.paper_ids[int(key)], 1.0 - float(dist))
-                for key, dist in zip(matches.keys, matches.distances, strict=True)
+                (ids[key], 1.0 - dist)
+                for key, dist in zip(matches.keys.tolist(), matches.distances.tolist(), strict=True)
             ]
         if allowed is None:
             rows = np.arange(len(self.paper_ids))
@@ -203,15 +205,18 @@ class DenseIndex:
         k = min(k, rows.size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((rows[top], -scores[top]))]
-        return [(self.paper_ids[int(rows[i])], float(scores[i])) for i in top]
+        ids = self.paper_ids
+        return [(ids[r], s) for r, s in zip(rows[top].tolist(), scores[top].tolist(), strict=True)]
 
     def scores_of(self, query: np.ndarray, paper_ids: list[str]) -> dict[str, float]:
         """Return the exact cosine of ``query`` with each listed paper that has a vector."""
-        rows = [self.row_of[p] for p in paper_ids if p in self.row_of]
+        row_of = self.row_of
+        rows = [r for r in map(row_of.get, paper_ids) if r is not None]
         if not rows:
             return {}
         scores = self.matrix[np.asarray(rows)] @ query
-        return {self.paper_ids[r]: float(s) for r, s in zip(rows, scores, strict=True)}
+        ids = self.paper_ids
+        return {ids[r]: s for r, s in zip(rows, scores.tolist(), strict=True)}
 
     def vector_of(self, paper_id: str) -> np.ndarray | None:
         """Return the paper's vector (float32, (dim,)), or None when it has none."""

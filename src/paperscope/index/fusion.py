@@ -149,7 +149,7 @@ def fuse_scores(
             normed, floor = normed[:-1], float(normed[-1])
         else:
             normed, floor = normalise(raw, leg)
-        value_of = {paper_id: float(v) for (paper_id, _), v in zip(ranked, normed, strict=True)}
+        value_of = {paper_id: v for (paper_id, _), v in zip(ranked, normed.tolist(), strict=True)}
         for paper_id in everyone:
             fused[paper_id] += weight * value_of.get(paper_id, floor)
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))

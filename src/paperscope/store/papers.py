@@ -17,6 +17,7 @@ __all__ = [
     "save_cards",
     "papers_needing_cards",
     "get_paper",
+    "hit_labels",
     "iter_papers",
     "resolve_paper_id",
     "update_paper_fields",
@@ -254,6 +255,35 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
     ]
     card_row = conn.execute("SELECT data FROM cards WHERE paper_id = ?", (paper_id,)).fetchone()
     return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
+
+
+def hit_labels(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, tuple[str, list[Source]]]:
+    """Return ``paper_id -> (label, sources)`` for the listed papers that exist: what a search hit shows.
+
+    The label is :attr:`Paper.label` (title, else the card's label, else the first words).
+    Three queries for all the ids together, reading only the columns a hit needs; calling
+    :func:`get_paper` per hit read each whole row, its JSON fields and card (~0.1 ms a hit).
+    """
+    out: dict[str, tuple[str, list[Source]]] = {}
+    for start in range(0, len(paper_ids), _CHUNK):
+        chunk = paper_ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        sources: dict[str, list[Source]] = {}
+        for r in conn.execute(
+            f"SELECT paper_id, path, line, format FROM sources WHERE paper_id IN ({marks}) ORDER BY rowid",
+            chunk,
+        ):
+            sources.setdefault(r[0], []).append(Source(r[1], r[2], r[3]))
+        card_labels = dict(
+            conn.execute(f"SELECT paper_id, label FROM cards WHERE paper_id IN ({marks})", chunk).fetchall()
+        )
+        for paper_id, title, clean_text in conn.execute(
+            f"SELECT paper_id, title, clean_text FROM papers WHERE paper_id IN ({marks})", chunk
+        ):
+            label = card_labels.get(paper_id)
+            paper = Paper(paper_id, "", clean_text, title, card=None if label is None else Card(label=label))
+            out[paper_id] = (paper.label, sources.get(paper_id, []))
+    return out
 
 
 def iter_papers(conn: sqlite3.Connection, decision: str | None = None) -> Iterator[Paper]:

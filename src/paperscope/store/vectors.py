@@ -9,6 +9,9 @@ import numpy as np
 
 __all__ = ["missing_vectors", "load_vectors", "save_vectors", "vectors_by_hash", "vectors_fingerprint"]
 
+#: Rows copied into the matrix per step of :func:`load_vectors` (4096 x 1.5 KB = 6 MB at dim 384).
+_LOAD_BATCH = 4096
+
 
 def missing_vectors(conn: sqlite3.Connection, model_id: str) -> list[tuple[str, str | None, str, str]]:
     """Return ``(paper_id, title, clean_text, content_hash)`` of papers without a current vector.
@@ -67,17 +70,39 @@ def load_vectors(conn: sqlite3.Connection, model_id: str) -> tuple[list[str], np
 
     ``matrix`` is float32, shape (n_papers, dim); ``n_chunks`` int32, shape (n_papers,). Papers
     without a current vector are left out (see :func:`missing_vectors`).
+
+    Rows are streamed into one preallocated matrix, so loading takes the matrix's size once
+    (150 MB at 100k papers x 384) instead of three times (fetched blobs, their join, the copy).
     """
-    rows = conn.execute(
-        "SELECT p.paper_id, e.vector, e.n_chunks FROM papers p"
-        " JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ? AND e.content_hash = p.content_hash"
-        " ORDER BY p.rowid",
-        (model_id,),
-    ).fetchall()
-    if not rows:
-        return [], np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int32)
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1).copy()
-    return [r[0] for r in rows], matrix, np.array([r[2] for r in rows], dtype=np.int32)
+    join = (
+        " FROM papers p JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ?"
+        " AND e.content_hash = p.content_hash"
+    )
+    # One savepoint (a read transaction, or nested in the caller's): the count and the rows
+    # see the same snapshot.
+    conn.execute("SAVEPOINT load_vectors")
+    try:
+        (n,) = conn.execute(f"SELECT count(*){join}", (model_id,)).fetchone()
+        first = conn.execute(f"SELECT length(e.vector){join} LIMIT 1", (model_id,)).fetchone()
+        if not n or first is None:
+            return [], np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int32)
+        dim = int(first[0]) // 4  # float32 bytes
+        paper_ids: list[str] = []
+        matrix = np.empty((n, dim), dtype=np.float32)
+        n_chunks = np.empty(n, dtype=np.int32)
+        cursor = conn.execute(f"SELECT p.paper_id, e.vector, e.n_chunks{join} ORDER BY p.rowid", (model_id,))
+        start = 0
+        while batch := cursor.fetchmany(_LOAD_BATCH):
+            end = start + len(batch)
+            paper_ids.extend(r[0] for r in batch)
+            matrix[start:end] = np.frombuffer(b"".join(r[1] for r in batch), dtype=np.float32).reshape(
+                -1, dim
+            )
+            n_chunks[start:end] = [r[2] for r in batch]
+            start = end
+    finally:
+        conn.execute("RELEASE load_vectors")
+    return paper_ids, matrix, n_chunks
 
 
 def vectors_fingerprint(conn: sqlite3.Connection, model_id: str) -> tuple[int, int]:
