@@ -62,7 +62,7 @@ class MethodName:
 
 _VERBS = (
     r"propose|introduce|present|develop|design|build|construct|release|contribute|devise|formulate"
-    r"|create|curate|offer|unveil|put\s+forward|instantiate"
+    r"|create|curate|offer|unveil|put\s+forward|instantiate|derive"
 )
 _CUE_RE = re.compile(
     r"\b(?:we|this\s+(?:paper|work|study|article)|our\s+(?:paper|work)|the\s+(?:paper|work))\s+"
@@ -149,6 +149,10 @@ _SUFFIX_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[A-Z]?\d+)$")
 _PLURAL_SF_RE = re.compile(r"^[A-Z0-9²³\-]{2,}s$")
 _MAX_NAME_WORDS = 8
 _OUR_COINED_RE = re.compile(r"\b[Oo]ur\s+([A-Za-z0-9²³][\w²³\-]*[\w²³])\s+[a-z]")
+_TO_COINAGE_RE = re.compile(r"[A-Z][a-z]+2[A-Z][a-z]+")
+_WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
+#: "an unlearning framework CPU": a head noun right before a name (ends the text before the name).
+_HEAD_THEN_NAME_RE = re.compile(rf"\b(?:{_HEADS})\s+$", re.IGNORECASE)
 _COLON_NAME_RE = re.compile(
     rf"\b(?:{_HEADS}|process)\s*:\s+([a-z][\w-]*(?: [a-z][\w-]*){{1,3}})\s*[.;]", re.IGNORECASE
 )
@@ -432,16 +436,28 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
             nxt = tokens[j + 1][0].rstrip(",;:.")
             if is_coined(nxt) and not is_generic(nxt):
                 return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
+            # "an unlearning framework CPU that …": a head noun, then a token that would be a
+            # generic acronym elsewhere, then a relative clause: the paper names its framework so.
+            after = text[tokens[j + 1][1] + len(nxt) : tokens[j + 1][1] + len(nxt) + 8]
+            if (
+                is_coined(nxt)
+                and nxt.isupper()
+                and re.match(r"(?:\s+(?:that|which)\b|,\s+(?:a|an|which)\b)", after)
+            ):
+                return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
             break
         if not low.replace("-", "").isalpha() or low[0].isupper():
             break
     if skipped:
         return None
     # A lower-case name in apposition: "we propose LLM evaluatology, a principled framework".
-    m = re.match(r"([\w-]+(?: [\w-]+){0,3}),\s+(?:a|an)\s", text[tokens[i][1] : end])
-    if m and m.group(1).split()[0].lower() not in _STOP_START:
+    m = re.match(r"([\w-]+(?: [\w-]+){0,3}),\s+(?:a|an)\s((?:[\w-]+\s+){0,3}[\w-]+)", text[tokens[i][1] :])
+    if m and m.group(1).split()[0].lower() not in _STOP_START and m.start(2) + tokens[i][1] <= end + 4:
         name = m.group(1)
-        if len(re.findall(re.escape(name), text)) >= 2:
+        # Named once is enough when the apposition gives its kind: "subspace camouflage, a defense
+        # strategy that …"; otherwise the phrase must recur to read as a name.
+        has_head = any(re.fullmatch(rf"(?:{_HEADS})s?", w.lower()) for w in m.group(2).split())
+        if has_head or len(re.findall(re.escape(name), text)) >= 2:
             return name, tokens[i][1], tokens[i][1] + len(name)
     return None
 
@@ -494,9 +510,17 @@ class _Collector:
         #: Acronyms the abstract defines outside any cue (a task or a prior method).
         self.foreign: dict[str, int] = {}
 
-    def add(self, name: str, start: int, end: int, evidence: str, long_form: str | None = None) -> None:
+    def add(
+        self,
+        name: str,
+        start: int,
+        end: int,
+        evidence: str,
+        long_form: str | None = None,
+        allow_generic: bool = False,
+    ) -> None:
         name = name.strip().strip("\"'“”")
-        if len(name) < 2 or is_generic(name) or not any(ch.isalpha() for ch in name):
+        if len(name) < 2 or (is_generic(name) and not allow_generic) or not any(ch.isalpha() for ch in name):
             return
         if evidence in ("cue", "named") and self.foreign.get(fold(name), len(self.text)) < start:
             return
@@ -588,7 +612,13 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         for start, end, kind in scopes:
             found = _named_name(clean, start, end) if kind == "named" else _object_name(clean, start, end)
             if found:
-                col.add(found[0], found[1], found[2], kind)
+                col.add(
+                    found[0],
+                    found[1],
+                    found[2],
+                    kind,
+                    allow_generic=_HEAD_THEN_NAME_RE.search(clean, 0, found[1]) is not None,
+                )
             # Quoted Title-Case names and coined tokens in apposition inside the cue's scope.
             for q in _QUOTED_RE.finditer(clean, start, end):
                 words = q.group(1).split()
@@ -620,7 +650,14 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             continue
         sent = next(s for s in sentences if s.start <= m.start() < s.end)
         scopes = scopes_by_sentence[sentences.index(sent)]
-        if any(s <= prev.start(1) <= e for s, e, _ in scopes) or fold(prev.group(1)) in col.found:
+        # "… lead to SCALE (Stochastic Column-normAlized …), a simple optimizer": the apposition
+        # after the definition says the paper names its own thing, cue verb or not.
+        appositive = re.match(r",\s+(?:a|an)\s", clean[m.end() : m.end() + 5]) is not None
+        if (
+            any(s <= prev.start(1) <= e for s, e, _ in scopes)
+            or fold(prev.group(1)) in col.found
+            or appositive
+        ):
             col.add(prev.group(1), prev.start(1), prev.end(1), "acronym", content)
             reverse.add(m.start())
 
@@ -633,6 +670,8 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             sf = m.group(1).strip()
             if _PLURAL_SF_RE.match(sf) or is_generic(sf):
                 continue
+            if re.search(r"(?<![\w-])" + re.escape(sf) + r"\s+(?:tasks?|problems?)\b", clean):
+                continue  # "our target ISR task": the acronym names a task, not the paper's method
             if re.match(r"-[A-Za-z]", clean[m.end() : m.end() + 2]):  # "(DEG)-aware": a modifier, not a name
                 continue
             sent = next(s for s in sentences if s.start <= m.start() < s.end)
@@ -650,7 +689,10 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                         between = head[found.start() :]
                         if not _PRIOR_RE.search(between) and _COMPONENT_RE.search(between):
                             in_own = True
-            if in_cue or in_own or fold(sf) in own or (lf and fold(lf[1]) in own):
+            # "By aligning semantics within instances (Ins2Sem) …, we achieve": an "A-to-B" coinage
+            # defined in a sentence the authors speak in names one of their own steps.
+            coinage = _TO_COINAGE_RE.fullmatch(sf) is not None and _WE_RE.search(sent.text) is not None
+            if in_cue or in_own or coinage or fold(sf) in own or (lf and fold(lf[1]) in own):
                 col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
 
     # 3. Bold names in the original markdown.
