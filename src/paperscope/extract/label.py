@@ -165,7 +165,7 @@ def _tail_after(clean: str, method: MethodName) -> str | None:
     text = re.sub(
         r"^(?:inspired|based|built|motivated|grounded|derived)\s[^,;.]{1,80},\s*(?:which|that)\s+", "", text
     )
-    cut = re.search(r"[;.:]\s|\s\(", text)
+    cut = re.search(r"[;.:](?:\s|$)|\s\(", text)
     phrase = _trim(text[: cut.start()] if cut else text)
     if _BAD_TAIL_RE.match(phrase):
         return None
