@@ -28,7 +28,8 @@ CONTRIBUTION_TYPES = (
 
 _INTRO = (
     r"\b(?:we|this\s+(?:paper|work|study)|our\s+work)\s+(?:(?:first|further|also|then|additionally|newly)\s+)?"
-    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer)"
+    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer"
+    r"|provide)"
     r"(?:s|d|ed)?\b"
 )
 _INTRO_RE = re.compile(_INTRO, re.IGNORECASE)
@@ -53,7 +54,8 @@ _INTRO_HEADS = {
 }
 _RULES: dict[str, list[str]] = {
     "benchmark": [
-        r"\b[A-Z][\w-]*Bench\b",
+        # A "…Bench" name, unless the paper evaluates on it ("results on the OmniDocBench").
+        r"(?<!\bon )(?<!\bon the )(?<!\bacross )(?<!\busing )\b[A-Z][\w-]*Bench\b",
         r"\b(?:a|the)\s+(?:new|novel|first|comprehensive)\s+[\w\s-]{0,40}benchmark\b",
     ],
     "dataset": [
@@ -77,7 +79,10 @@ _RULES: dict[str, list[str]] = {
         r"\btheoretical(?:ly)?\s+(?:analysis|guarantees?|results?|framework|foundation|justification|understanding)\b",
         r"\b(?:upper|lower|regret|generali[sz]ation|error|approximation)\s+bounds?\b",
         r"\b(?:convergence\s+(?:rate|guarantee|analysis)|sample\s+complexity|minimax|provabl[ey])\b",
-        r"\b(?:information-theoretic|expressive power|asymptotic\w*)\b",
+        # "an information-theoretic measure" is a tool, not a theoretical result.
+        r"\b(?:information-theoretic(?!\s+measures?)|expressive power|asymptotic\w*)\b",
+        r"\b(?:worst-case|theoretical|formal|provable|finite-sample)\s+guarantees?\b|\bguarantees?\s+convergence\b",
+        r"\bwe\s+(?:also\s+)?establish\s+that\b",
     ],
     "empirical-analysis": [
         r"\b(?:we|this\s+(?:paper|work|study))\s+(?:systematically\s+|empirically\s+|further\s+)?"
@@ -85,6 +90,9 @@ _RULES: dict[str, list[str]] = {
         r"\b(?:empirical|experimental|large-scale|systematic|comprehensive)\s+(?:study|analysis|investigation|evaluation)\b",
         r"\bour\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
         r"\bwe\s+(?:empirically\s+)?(?:find|uncover)\s+that\b",
+        # "We evaluate 24 LLMs", "three key findings": a study of many systems or stated findings.
+        r"\bwe\s+(?:evaluate|benchmark|test|assess)\s+(?:\d+|a\s+(?:wide|broad)\s+range|dozens)\b",
+        r"\b(?:key|main|central|three|two|four|several)\s+(?:key\s+)?findings\b",
     ],
     "method": [
         r"\bwe\s+propose\b",
@@ -126,10 +134,29 @@ _PROBES = {
         "minimax",
         "expressive",
         "asymptotic",
+        "guarant",
+        "establish",
     ),
-    "empirical-analysis": ("we ", "this ", "our ", "empirical", "experimental", "large-scale", "systematic"),
+    "empirical-analysis": (
+        "we ",
+        "this ",
+        "our ",
+        "empirical",
+        "experimental",
+        "large-scale",
+        "systematic",
+        "findings",
+    ),
     "method": ("we ", "this ", "our "),
 }
+
+
+def _own_result(after: str, own: list[str]) -> bool:
+    """Return True when ``after`` (the words after "we find that") starts with "our …" or an own name."""
+    after = after.lstrip()
+    return after.lower().startswith(("our ", "the proposed ")) or any(
+        after.startswith(name) and not after[len(name) : len(name) + 1].isalnum() for name in own
+    )
 
 
 @dataclass
@@ -159,6 +186,7 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
     """
     found: dict[str, ContributionType] = {}
     lowered = clean.lower()
+    own = [m.name for m in methods or []]
     for intro in _INTRO_RE.finditer(clean):
         window = clean[intro.end() : intro.end() + _OBJECT_CHARS]
         stop = _OBJECT_END_RE.search(window)
@@ -171,9 +199,12 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
         if type_ in found or not any(probe in lowered for probe in _PROBES[type_]):
             continue
         for pattern in patterns:
-            m = pattern.search(clean)
-            if m:
+            for m in pattern.finditer(clean):
+                if type_ == "empirical-analysis" and _own_result(clean[m.end() : m.end() + 60], own):
+                    continue  # "we find that FLAM outperforms …": a result of the method, not a study
                 found[type_] = ContributionType(type_, m.start(), m.end())
+                break
+            if type_ in found:
                 break
     for method in methods or []:
         label = f"{method.name} {method.long_form or ''}"
