@@ -46,3 +46,22 @@ def test_evaluating_many_models_and_stated_findings_are_empirical_analysis():
 def test_evaluating_on_someone_elses_bench_is_not_a_benchmark_contribution():
     assert _types("Results on the TableQABench show gains for long tables.") == []
     assert _types("TableQABench tests reasoning over long tables.") == ["benchmark"]
+
+
+def test_established_conditions_identifiability_and_competitive_ratio_are_theory():
+    assert _types("We establish mild conditions under which the mixture is recovered.") == ["theory"]
+    assert _types("The model's identifiability holds under sparse mixing.") == ["theory"]
+    assert _types("The policy attains a competitive ratio close to the optimum.") == ["theory"]
+    assert "theory" not in _types("Personally identifiable details are masked.")
+
+
+def test_identified_phenomenon_and_these_findings_are_empirical_analysis():
+    assert _types("We identify a recurring length-collapse phenomenon in reward models.") == [
+        "empirical-analysis"
+    ]
+    assert _types("These findings reveal that judges favour long answers.") == ["empirical-analysis"]
+
+
+def test_our_new_methods_and_propose_to_are_method():
+    assert _types("Our new pruning methods keep accuracy at half the cost.") == ["method"]
+    assert _types("We rethink caching and propose to evict keys by age.") == ["method"]

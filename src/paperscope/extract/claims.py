@@ -37,7 +37,7 @@ _METRIC_BEFORE_RE = re.compile(
 # A latency result: "1s per scene", "40 ms per frame" (a time per unit of work, not a budget).
 _TIME_PER_RE = re.compile(
     rf"(?<![\w.])({_NUM})\s?(ms|s|sec|seconds?|min|minutes?|h|hours?)\s+per\s+"
-    r"(?:scene|image|sample|frame|query|token|step|iteration|example|video|instance|problem|request)\b"
+    r"[a-z]+\b"
 )
 _TIME_UNITS = {
     "sec": "s",

@@ -48,7 +48,7 @@ _INTRO_HEADS = {
     "method": re.compile(
         r"\b(?:method|framework|algorithm|approach|model|architecture|technique|strategy|mechanism"
         r"|estimator|optimi[sz]er|scheme|module|loss|pipeline|attack|defen[cs]e|solver|procedure|regulari[sz]er"
-        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool)s?\b",
+        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool|modification)s?\b",
         re.IGNORECASE,
     ),
 }
@@ -82,13 +82,16 @@ _RULES: dict[str, list[str]] = {
         # "an information-theoretic measure" is a tool, not a theoretical result.
         r"\b(?:information-theoretic(?!\s+measures?)|expressive power|asymptotic\w*)\b",
         r"\b(?:worst-case|theoretical|formal|provable|finite-sample)\s+guarantees?\b|\bguarantees?\s+convergence\b",
-        r"\bwe\s+(?:also\s+)?establish\s+that\b",
+        r"\bwe\s+(?:also\s+)?establish\s+(?:that|(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:conditions|bounds?|identifiability"
+        r"|guarantees?|rates?|equivalence|connection))\b",
+        r"\btheoretical\s+findings\b|\bidentifiability\b|\bcompetitive\s+ratios?\b",
     ],
     "empirical-analysis": [
         r"\b(?:we|this\s+(?:paper|work|study))\s+(?:systematically\s+|empirically\s+|further\s+)?"
         r"(?:analy[sz]e|investigate|examine|revisit|audit|quantify|study\s+(?:how|whether|why|when|what))\b",
         r"\b(?:empirical|experimental|large-scale|systematic|comprehensive)\s+(?:study|analysis|investigation|evaluation)\b",
-        r"\bour\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
+        r"\b(?:our|these)\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
+        r"\bwe\s+(?:identify|uncover|observe)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}phenomen(?:on|a)\b",
         r"\bwe\s+(?:empirically\s+)?(?:find|uncover)\s+that\b",
         # "We evaluate 24 LLMs", "three key findings": a study of many systems or stated findings.
         r"\bwe\s+(?:evaluate|benchmark|test|assess)\s+(?:\d+|a\s+(?:wide|broad)\s+range|dozens)\b",
@@ -97,6 +100,8 @@ _RULES: dict[str, list[str]] = {
     "method": [
         r"\bwe\s+propose\b",
         r"\bour\s+(?:method|approach|framework|algorithm|model)\b",
+        r"\bour\s+(?:new|proposed|novel)\s+(?:[\w-]+\s+)?(?:methods?|approach(?:es)?|algorithms?|models?)\b",
+        r"\bpropose\s+to\s+[a-z]+",
     ],
 }
 _COMPILED = {
@@ -136,6 +141,8 @@ _PROBES = {
         "asymptotic",
         "guarant",
         "establish",
+        "identifiability",
+        "competitive",
     ),
     "empirical-analysis": (
         "we ",
@@ -146,6 +153,7 @@ _PROBES = {
         "large-scale",
         "systematic",
         "findings",
+        "phenomen",
     ),
     "method": ("we ", "this ", "our "),
 }
