@@ -173,3 +173,7 @@ def test_a_to_b_coinages_defined_in_a_we_sentence_are_own_steps():
 
 def test_a_to_b_coinage_outside_a_we_sentence_is_not_own():
     assert _names("Sequence-to-sequence models (Seq2Seq) are widely used for translation.") == []
+
+
+def test_long_form_at_the_very_start_of_the_text_keeps_its_first_letters():
+    assert find_long_form("Sparse graph tuning", "SGT") == (0, "Sparse graph tuning")

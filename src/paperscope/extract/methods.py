@@ -233,8 +233,7 @@ def find_long_form(before: str, sf: str, title_fallback: bool = True) -> tuple[i
     if not letters:
         return None
     # An em dash ends a phrase: "metrics—weighted mean-squared error (WMSE)".
-    base = max(before.rfind(sep) + len(sep) for sep in ("—", " - ", "--"))
-    base = max(base, 0)
+    base = max((before.rfind(sep) + len(sep) if sep in before else 0) for sep in ("—", " - ", "--"))
     words_all = list(re.finditer(r"\S+", before[base:]))
     # The long form never crosses punctuation that ends a phrase, nor a cue verb.
     words: list[re.Match[str]] = []
