@@ -104,9 +104,23 @@ _RULES: dict[str, list[str]] = {
         r"\bpropose\s+to\s+[a-z]+",
     ],
 }
+# Substrings (of the lower-cased text) one of which a pattern needs: each pattern is a full scan
+# of the abstract, so those that rarely fire are skipped by a cheap ``in`` test first.
+_PATTERN_PROBES: dict[str, tuple[str, ...]] = {
+    _RULES["theory"][5]: ("information-theoretic", "expressive power", "asymptotic"),
+    _RULES["theory"][6]: ("guarant",),
+    _RULES["theory"][7]: ("establish",),
+    _RULES["theory"][8]: ("theoretical findings", "identifiability", "competitive ratio"),
+    _RULES["empirical-analysis"][3]: ("phenomen",),
+    _RULES["empirical-analysis"][5]: ("we evaluate", "we benchmark", "we test", "we assess"),
+    _RULES["empirical-analysis"][6]: ("findings",),
+    _RULES["method"][2]: ("our new", "our proposed", "our novel"),
+    _RULES["method"][3]: ("propose to",),
+}
 _COMPILED = {
     t: [re.compile(p, re.IGNORECASE if t != "benchmark" else 0) for p in ps] for t, ps in _RULES.items()
 }
+_PROBES_OF = {id(c): _PATTERN_PROBES.get(c.pattern) for cs in _COMPILED.values() for c in cs}
 _COMPILED["benchmark"] = [
     re.compile(p) if "Bench" in p else re.compile(p, re.IGNORECASE) for p in _RULES["benchmark"]
 ]
@@ -207,6 +221,9 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
         if type_ in found or not any(probe in lowered for probe in _PROBES[type_]):
             continue
         for pattern in patterns:
+            probes = _PROBES_OF.get(id(pattern))
+            if probes and not any(p in lowered for p in probes):
+                continue
             for m in pattern.finditer(clean):
                 if type_ == "empirical-analysis" and _own_result(clean[m.end() : m.end() + 60], own):
                     continue  # "we find that FLAM outperforms …": a result of the method, not a study
