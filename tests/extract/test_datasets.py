@@ -66,3 +66,11 @@ def test_datasets_such_as_list_stops_at_lower_case_words():
 
     clean = clean_text("It transfers to datasets such as FooSet-7 and BarCorpus with little tuning.")
     assert [d.name for d in extract_datasets(clean)] == ["FooSet-7", "BarCorpus"]
+
+
+def test_list_items_that_are_plain_words_or_numbers_are_not_datasets():
+    from paperscope.extract.datasets import extract_datasets
+    from paperscope.text import clean_text
+
+    clean = clean_text("Gains hold on benchmarks such as Oxford, 26.95dB and 3D scenes alike.")
+    assert extract_datasets(clean) == []

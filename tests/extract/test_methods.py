@@ -177,3 +177,19 @@ def test_a_to_b_coinage_outside_a_we_sentence_is_not_own():
 
 def test_long_form_at_the_very_start_of_the_text_keeps_its_first_letters():
     assert find_long_form("Sparse graph tuning", "SGT") == (0, "Sparse graph tuning")
+
+
+def test_derive_before_a_formula_or_lower_case_object_is_no_cue():
+    assert _names("We derive an oracle complexity of O(dβ²A²/ε⁴) for estimating Z.") == []
+    assert _names("We derive a new Softmax Stability Theorem for attention.") == []
+
+
+def test_coined_adjectives_and_plural_acronyms_are_not_names():
+    assert _names("We then derive GRU-compatible variants of existing cells.") == []
+    text = "We propose FlexTune, which adapts the feed-forward networks (FFNs) of each block."
+    assert [n for n, _ in _names(text)] == ["FlexTune"]
+
+
+def test_capitalised_phrase_before_a_dataset_apposition_is_not_a_lower_case_name():
+    text = "We introduce Mars-Gold with new metrics, a dataset of rover dialogues."
+    assert "Mars-Gold with new metrics" not in [n for n, _ in _names(text)]

@@ -181,7 +181,16 @@ def _introduced_list(clean: str) -> list[tuple[str, int, int, bool]]:
             name, s = item.group(1), item.start(1)
             if item.group(2):  # "Traveling Salesperson Problem (TSP)": the short form is the name
                 name, s = item.group(2), item.start(2)
-            if not is_generic(name) and not name.isdigit() and name.split()[0] not in _NON_NAMES:
+            # One plain capitalised word ("For", "Oxford") or a number with a unit ("26.95dB") is
+            # not a name; coined tokens ("MUSIC", "3SAT", "ETTh1") and multi-word names are.
+            single_ok = " " in name or (
+                (
+                    is_coined(name)
+                    or re.fullmatch(r"[A-Za-z]+\d+[A-Za-z\d]*|\d[A-Z][A-Za-z\d]+", name) is not None
+                )
+                and "." not in name
+            )
+            if single_ok and not is_generic(name) and name.split()[0] not in _NON_NAMES:
                 out.append((name, s, s + len(name), bool(item.group(2))))
             sep = _ITEM_SEP_RE.match(clean, item.end())
             if not sep:

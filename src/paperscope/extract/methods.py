@@ -62,7 +62,10 @@ class MethodName:
 
 _VERBS = (
     r"propose|introduce|present|develop|design|build|construct|release|contribute|devise|formulate"
-    r"|create|curate|offer|unveil|put\s+forward|instantiate|derive"
+    r"|create|curate|offer|unveil|put\s+forward|instantiate"
+    # "we derive the Variational JEPA (Var-JEPA)": a cue only before a capitalised name, since
+    # "we derive a bound of O(dβ²/ε⁴)" is a theory result.
+    r"|derive(?=s?\s+(?:(?:the|a|an)\s+)?(?:new\s+)?(?-i:[A-Z*]))"
 )
 _CUE_RE = re.compile(
     r"\b(?:we|this\s+(?:paper|work|study|article)|our\s+(?:paper|work)|the\s+(?:paper|work))\s+"
@@ -149,6 +152,11 @@ _SUFFIX_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[A-Z]?\d+)$")
 _PLURAL_SF_RE = re.compile(r"^[A-Z0-9²³\-]{2,}s$")
 _MAX_NAME_WORDS = 8
 _OUR_COINED_RE = re.compile(r"\b[Oo]ur\s+([A-Za-z0-9²³][\w²³\-]*[\w²³])\s+[a-z]")
+#: "DrIGM-compliant", "C-NODE-based": a coined token turned into an adjective modifies, not names.
+_MODIFIER_SUFFIX_RE = re.compile(
+    r"-(?:based|compliant|compatible|agnostic|friendly|dependent|aware|guided|style|like|driven|free|specific|conditioned)$"
+)
+_RESULT_HEADS = {"Theorem", "Lemma", "Conjecture", "Inequality", "Identity"}
 _TO_COINAGE_RE = re.compile(r"[A-Z][a-z]+2[A-Z][a-z]+")
 _WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
 #: "an unlearning framework CPU": a head noun right before a name (ends the text before the name).
@@ -410,7 +418,7 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
     if i >= len(tokens) or _defers_to_acronym(text, tokens[i][1]):
         return None
     first = tokens[i][0].rstrip(",;:.")
-    if is_coined(first) and not is_generic(first):
+    if is_coined(first) and not is_generic(first) and not _MODIFIER_SUFFIX_RE.search(first):
         tok = tokens[i]
         return first, tok[1], tok[1] + len(first)
     n = _title_run(tokens[i:])
@@ -420,8 +428,10 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
         return None  # "a Lightweight … Learning framework called Li-FIL": the name follows
     if n >= 2 and not tokens[i][0][:1].islower():
         words = [t[0].rstrip(",;:.") for t in tokens[i : i + n]]
-        while words and is_generic(words[-1]):
+        while words and (is_generic(words[-1]) or words[-1].lower() in _CONNECTORS):
             words.pop()
+        if words and words[-1] in _RESULT_HEADS:
+            return None  # "a new Variational Policy Gradient Theorem": a result, not a method
         if len(words) >= 2:
             s = tokens[i][1]
             name = text[s : s + len(" ".join(words))]
@@ -455,7 +465,9 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
         name = m.group(1)
         # Named once is enough when the apposition gives its kind: "subspace camouflage, a defense
         # strategy that …"; otherwise the phrase must recur to read as a name.
-        has_head = any(re.fullmatch(rf"(?:{_HEADS})s?", w.lower()) for w in m.group(2).split())
+        has_head = name == name.lower() and any(
+            re.fullmatch(rf"(?:{_HEADS})s?", w.lower()) for w in m.group(2).split()
+        )
         if has_head or len(re.findall(re.escape(name), text)) >= 2:
             return name, tokens[i][1], tokens[i][1] + len(name)
     return None
@@ -734,7 +746,12 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             rest = rest[: stop.start()] if stop else rest
             for t in _TOKEN_RE.finditer(rest):
                 tok = t.group(0)
-                if is_coined(tok) and not is_generic(tok) and not any(ch in "²³" for ch in tok):
+                if (
+                    is_coined(tok)
+                    and not is_generic(tok)
+                    and not _PLURAL_SF_RE.match(tok)
+                    and not any(ch in "²³" for ch in tok)
+                ):
                     s = sent.start + comp.end() + t.start()
                     col.add(tok, s, s + len(tok), "component")
     return col.names()
