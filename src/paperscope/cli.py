@@ -518,14 +518,32 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
 @eval.command("cards")
 @click.option("--no-iclr", is_flag=True, help="Skip the held-out ICLR 2026 area run (about a minute).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def eval_cards(no_iclr: bool, as_json: bool) -> None:
+@click.option(
+    "--gold",
+    "gold_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Gold JSONL to score against (default: the ICML 2026 dev gold).",
+)
+@click.option(
+    "--examples",
+    "examples_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of the paper lists the gold's `file` fields name (default: examples/icml2026).",
+)
+def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_dir: Path | None) -> None:
     """Score card extraction against the hand-labelled dev gold (P/R/F1) and area accuracy.
 
-    Example: paperscope eval cards
+    Example: paperscope eval cards --no-iclr --gold my_gold.jsonl
     """
-    from .evaluation.cards import DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
+    from .evaluation.cards import DEFAULT_GOLD, DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
 
-    result = run_cards_eval(iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR)
+    result = run_cards_eval(
+        gold_path=gold_path or DEFAULT_GOLD,
+        examples_dir=examples_dir or EXAMPLES_DIR,
+        iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
+    )
     if as_json:
         _emit_json(result)
     else:

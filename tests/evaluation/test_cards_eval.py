@@ -67,3 +67,32 @@ def test_held_out_iclr_area_beats_the_same_run_baseline(shared_data: Path, icml_
     ours = runs["ours (title+keywords+abstract)"]["accuracy"]
     assert ours > runs["baseline TF-IDF+LR (title+keywords+abstract)"]["accuracy"]
     assert runs["ours (abstract only)"]["accuracy"] > runs["baseline TF-IDF+LR (abstract only)"]["accuracy"]
+
+
+def test_format_names_another_gold_file(dev_result):
+    text = format_cards_eval({**dev_result, "gold_name": "my_holdout.jsonl"})
+    assert text.startswith("Card fields on my_holdout.jsonl (38 papers)")
+    assert "area on my_holdout.jsonl (38 papers, 21 areas)" in text
+
+
+def test_cli_scores_another_gold_file(tmp_path: Path, shared_data: Path, icml_dir: Path):
+    import json
+
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    first = (shared_data / "gold" / "icml2026_cards_dev.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    record = json.loads(first)
+    record["method_names"] = ["NotTheName"]  # one wrong name: P = R = 0 for method names
+    gold = tmp_path / "one.jsonl"
+    gold.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    out = CliRunner().invoke(
+        cli, ["eval", "cards", "--no-iclr", "--json", "--gold", str(gold), "--examples", str(icml_dir)]
+    )
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert result["n_dev_papers"] == 1
+    assert result["gold_name"] == "one.jsonl"
+    assert result["fields"]["method_names"]["tp"] == 0
+    assert result["fields"]["method_names"]["fn"] == 1

@@ -46,3 +46,17 @@ def test_claim_span_covers_the_number_and_unit():
     (claim,) = extract_claims(clean)
     assert clean[claim.start : claim.end] == "3.28%"
     assert claim.what == "accuracy improvement"
+
+
+def test_time_per_unit_of_work_is_a_latency_claim():
+    from paperscope.extract.claims import extract_claims
+
+    claims = extract_claims("It segments a room in 40 ms per frame and 2.5 seconds per video.")
+    assert [(c.value, c.unit) for c in claims] == [("40", "ms"), ("2.5", "s")]
+
+
+def test_reached_context_length_is_a_claim_but_training_tokens_are_not():
+    from paperscope.extract.claims import extract_claims
+
+    claims = extract_claims("Trained on 300B tokens, it handles context lengths of up to 2M tokens.")
+    assert [(c.value, c.unit) for c in claims] == [("2", "M tokens")]

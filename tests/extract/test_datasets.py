@@ -48,3 +48,29 @@ def test_dataset_span_points_at_the_name():
     clean = clean_text("We report 12.8 IR@1 in Flickr30k with 100 synthetic pairs.")
     (d,) = extract_datasets(clean)
     assert clean[d.start : d.end] == "Flickr30k"
+
+
+def test_items_of_a_list_introduced_by_benchmarks_colon_are_datasets():
+    from paperscope.extract.datasets import extract_datasets
+    from paperscope.text import clean_text
+
+    clean = clean_text(
+        "We probe three benchmarks: Knight Tours (KT), PegSolitaire, and Lights Out, and report accuracy."
+    )
+    assert [d.name for d in extract_datasets(clean)] == ["KT", "PegSolitaire", "Lights Out"]
+
+
+def test_datasets_such_as_list_stops_at_lower_case_words():
+    from paperscope.extract.datasets import extract_datasets
+    from paperscope.text import clean_text
+
+    clean = clean_text("It transfers to datasets such as FooSet-7 and BarCorpus with little tuning.")
+    assert [d.name for d in extract_datasets(clean)] == ["FooSet-7", "BarCorpus"]
+
+
+def test_list_items_that_are_plain_words_or_numbers_are_not_datasets():
+    from paperscope.extract.datasets import extract_datasets
+    from paperscope.text import clean_text
+
+    clean = clean_text("Gains hold on benchmarks such as Oxford, 26.95dB and 3D scenes alike.")
+    assert extract_datasets(clean) == []

@@ -45,3 +45,38 @@ def test_title_label_reshapes_name_colon_subtitle():
         "PAGE — A Simple and Optimal Probabilistic Gradient Estimator"
     )
     assert title_label("Exponential Machines") == "Exponential Machines"
+
+
+# Odd labels seen on lists 002-004, on sentences written by us.
+
+
+def test_head_noun_before_the_name_and_its_clause_after_a_participial_aside():
+    text = "We introduce a new metric DQ, motivated by rate theory, that rates the fidelity of summaries."
+    assert _label(text) == "DQ — metric that rates the fidelity of summaries"
+
+
+def test_unclosed_long_form_parenthesis_keeps_the_apposition():
+    text = "We propose FlowMix (Mixing Flows by Rank, a compact generative sampler. FlowMix is fast."
+    assert _label(text) == "FlowMix — compact generative sampler"
+
+
+def test_simple_yet_effective_is_dropped_from_the_apposition():
+    text = "We present LoopNet, a simple yet effective recurrent model that counts objects in video."
+    assert _label(text) == "LoopNet — recurrent model that counts objects in video"
+
+
+def test_tail_that_continues_the_verb_phrase_is_not_a_label():
+    text = "This paper presents the first careful study of sparse attention for speech. We propose SpA and implement it in CUDA."
+    assert _label(text) == "SpA — careful study of sparse attention for speech"
+
+
+def test_head_noun_of_an_abbreviated_long_form_with_its_purpose_clause():
+    text = (
+        "We also propose a shared **memory, cache and routing protocol (MCRP)** to balance load across GPUs."
+    )
+    assert _label(text) == "MCRP — protocol to balance load across GPUs"
+
+
+def test_participial_aside_before_which_is_skipped_in_the_tail():
+    text = "We propose SIX, based on random restarts, which measures how often a solver agrees with itself."
+    assert _label(text) == "SIX — measures how often a solver agrees with itself"

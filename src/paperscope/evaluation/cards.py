@@ -277,6 +277,7 @@ def run_cards_eval(
     papers = _dev_papers(gold, Path(examples_dir))
     result = _field_eval(gold, papers)
     result["n_dev_papers"] = len(gold)
+    result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
     result["area_iclr"] = _iclr_eval(Path(iclr_dir), seed) if iclr_dir is not None else None
     result["n_areas"] = len(AREAS)
     return result
@@ -284,7 +285,9 @@ def run_cards_eval(
 
 def format_cards_eval(result: dict[str, Any]) -> str:
     """Return the evaluation as plain-text tables (fields, label, area)."""
-    lines = [f"Card fields on the dev gold ({result['n_dev_papers']} papers)", ""]
+    gold = result.get("gold_name", "dev")
+    where = "the dev gold" if gold == "dev" else gold
+    lines = [f"Card fields on {where} ({result['n_dev_papers']} papers)", ""]
     lines.append(f"{'field':<20} {'P':>6} {'R':>6} {'F1':>6} {'tp':>4} {'fp':>4} {'fn':>4}")
     for field, s in result["fields"].items():
         lines.append(
@@ -297,7 +300,7 @@ def format_cards_eval(result: dict[str, Any]) -> str:
     )
     dev = result["area_dev"]
     lines.append(
-        f"area on dev ({dev['n']} papers, {result['n_areas']} areas): "
+        f"area on {gold} ({dev['n']} papers, {result['n_areas']} areas): "
         f"accuracy {dev['accuracy']:.3f}, macro-F1 {dev['macro_f1']:.3f}"
     )
     iclr = result.get("area_iclr")

@@ -34,6 +34,24 @@ _METRIC_AFTER_RE = re.compile(rf"(?<![\w.])({_NUM})\s+({METRIC_UNITS})(?![\w])")
 _METRIC_BEFORE_RE = re.compile(
     rf"(?<![\w@])({METRIC_UNITS})\s+(?:score\s+)?(?:of|=|:|at)\s+({_NUM})(?![\w.]\d)"
 )
+# A latency result: "1s per scene", "40 ms per frame" (a time per unit of work, not a budget).
+_TIME_PER_RE = re.compile(
+    rf"(?<![\w.])({_NUM})\s?(ms|s|sec|seconds?|min|minutes?|h|hours?)\s+per\s+"
+    r"[a-z]+\b"
+)
+_TIME_UNITS = {
+    "sec": "s",
+    "second": "s",
+    "seconds": "s",
+    "minute": "min",
+    "minutes": "min",
+    "hour": "h",
+    "hours": "h",
+}
+# A context length the method reaches: "context lengths of up to 5M tokens".
+_CONTEXT_RE = re.compile(
+    rf"\bcontext(?:\s+lengths?)?\s+(?:of\s+)?(?:up\s+to\s+|over\s+|beyond\s+)?({_NUM})\s?([KMB])\s+tokens\b"
+)
 _SETTING_BEFORE_RE = re.compile(
     r"(?:top-?|p\s?[<=]\s?|at\s+|with\s+|under\s+|rate\s+of\s+|ratio\s+of\s+|budget\s+of\s+)$", re.I
 )
@@ -156,6 +174,12 @@ def extract_claims(clean: str) -> list[Claim]:
         rel, start = relation(m.start())
         unit = "%" if m.group(3) in ("%", "percent") else "pp"
         add(m.group(2), unit, start, m.end(), rel)
+    if " per " in clean:
+        for m in _TIME_PER_RE.finditer(clean):
+            add(m.group(1), _TIME_UNITS.get(m.group(2), m.group(2)), m.start(), m.end())
+    if "context" in clean:
+        for m in _CONTEXT_RE.finditer(clean):
+            add(m.group(1), f"{m.group(2)} tokens", m.start(1), m.end())
     for m in _METRIC_AFTER_RE.finditer(clean):
         add(m.group(1), m.group(2), m.start(), m.end())
     for m in _METRIC_BEFORE_RE.finditer(clean):

@@ -28,7 +28,8 @@ CONTRIBUTION_TYPES = (
 
 _INTRO = (
     r"\b(?:we|this\s+(?:paper|work|study)|our\s+work)\s+(?:(?:first|further|also|then|additionally|newly)\s+)?"
-    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer)"
+    r"(?:propose|introduce|present|develop|design|build|construct|release|contribute|devise|curate|create|offer"
+    r"|provide)"
     r"(?:s|d|ed)?\b"
 )
 _INTRO_RE = re.compile(_INTRO, re.IGNORECASE)
@@ -47,13 +48,14 @@ _INTRO_HEADS = {
     "method": re.compile(
         r"\b(?:method|framework|algorithm|approach|model|architecture|technique|strategy|mechanism"
         r"|estimator|optimi[sz]er|scheme|module|loss|pipeline|attack|defen[cs]e|solver|procedure|regulari[sz]er"
-        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool)s?\b",
+        r"|layer|policy|paradigm|formulation|sampler|family|variant|hybrid|objective|protocol|tool|modification)s?\b",
         re.IGNORECASE,
     ),
 }
 _RULES: dict[str, list[str]] = {
     "benchmark": [
-        r"\b[A-Z][\w-]*Bench\b",
+        # A "…Bench" name, unless the paper evaluates on it ("results on the OmniDocBench").
+        r"(?<!\bon )(?<!\bon the )(?<!\bacross )(?<!\busing )\b[A-Z][\w-]*Bench\b",
         r"\b(?:a|the)\s+(?:new|novel|first|comprehensive)\s+[\w\s-]{0,40}benchmark\b",
     ],
     "dataset": [
@@ -77,23 +79,48 @@ _RULES: dict[str, list[str]] = {
         r"\btheoretical(?:ly)?\s+(?:analysis|guarantees?|results?|framework|foundation|justification|understanding)\b",
         r"\b(?:upper|lower|regret|generali[sz]ation|error|approximation)\s+bounds?\b",
         r"\b(?:convergence\s+(?:rate|guarantee|analysis)|sample\s+complexity|minimax|provabl[ey])\b",
-        r"\b(?:information-theoretic|expressive power|asymptotic\w*)\b",
+        # "an information-theoretic measure" is a tool, not a theoretical result.
+        r"\b(?:information-theoretic(?!\s+measures?)|expressive power|asymptotic\w*)\b",
+        r"\b(?:worst-case|theoretical|formal|provable|finite-sample)\s+guarantees?\b|\bguarantees?\s+convergence\b",
+        r"\bwe\s+(?:also\s+)?establish\s+(?:that|(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:conditions|bounds?|identifiability"
+        r"|guarantees?|rates?|equivalence|connection))\b",
+        r"\btheoretical\s+findings\b|\bidentifiability\b|\bcompetitive\s+ratios?\b",
     ],
     "empirical-analysis": [
         r"\b(?:we|this\s+(?:paper|work|study))\s+(?:systematically\s+|empirically\s+|further\s+)?"
         r"(?:analy[sz]e|investigate|examine|revisit|audit|quantify|study\s+(?:how|whether|why|when|what))\b",
         r"\b(?:empirical|experimental|large-scale|systematic|comprehensive)\s+(?:study|analysis|investigation|evaluation)\b",
-        r"\bour\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
+        r"\b(?:our|these)\s+(?:analysis|findings|study)\s+(?:reveals?|shows?|highlights?|suggests?)\b",
+        r"\bwe\s+(?:identify|uncover|observe)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}phenomen(?:on|a)\b",
         r"\bwe\s+(?:empirically\s+)?(?:find|uncover)\s+that\b",
+        # "We evaluate 24 LLMs", "three key findings": a study of many systems or stated findings.
+        r"\bwe\s+(?:evaluate|benchmark|test|assess)\s+(?:\d+|a\s+(?:wide|broad)\s+range|dozens)\b",
+        r"\b(?:key|main|central|three|two|four|several)\s+(?:key\s+)?findings\b",
     ],
     "method": [
         r"\bwe\s+propose\b",
         r"\bour\s+(?:method|approach|framework|algorithm|model)\b",
+        r"\bour\s+(?:new|proposed|novel)\s+(?:[\w-]+\s+)?(?:methods?|approach(?:es)?|algorithms?|models?)\b",
+        r"\bpropose\s+to\s+[a-z]+",
     ],
+}
+# Substrings (of the lower-cased text) one of which a pattern needs: each pattern is a full scan
+# of the abstract, so those that rarely fire are skipped by a cheap ``in`` test first.
+_PATTERN_PROBES: dict[str, tuple[str, ...]] = {
+    _RULES["theory"][5]: ("information-theoretic", "expressive power", "asymptotic"),
+    _RULES["theory"][6]: ("guarant",),
+    _RULES["theory"][7]: ("establish",),
+    _RULES["theory"][8]: ("theoretical findings", "identifiability", "competitive ratio"),
+    _RULES["empirical-analysis"][3]: ("phenomen",),
+    _RULES["empirical-analysis"][5]: ("we evaluate", "we benchmark", "we test", "we assess"),
+    _RULES["empirical-analysis"][6]: ("findings",),
+    _RULES["method"][2]: ("our new", "our proposed", "our novel"),
+    _RULES["method"][3]: ("propose to",),
 }
 _COMPILED = {
     t: [re.compile(p, re.IGNORECASE if t != "benchmark" else 0) for p in ps] for t, ps in _RULES.items()
 }
+_PROBES_OF = {id(c): _PATTERN_PROBES.get(c.pattern) for cs in _COMPILED.values() for c in cs}
 _COMPILED["benchmark"] = [
     re.compile(p) if "Bench" in p else re.compile(p, re.IGNORECASE) for p in _RULES["benchmark"]
 ]
@@ -126,10 +153,32 @@ _PROBES = {
         "minimax",
         "expressive",
         "asymptotic",
+        "guarant",
+        "establish",
+        "identifiability",
+        "competitive",
     ),
-    "empirical-analysis": ("we ", "this ", "our ", "empirical", "experimental", "large-scale", "systematic"),
+    "empirical-analysis": (
+        "we ",
+        "this ",
+        "our ",
+        "empirical",
+        "experimental",
+        "large-scale",
+        "systematic",
+        "findings",
+        "phenomen",
+    ),
     "method": ("we ", "this ", "our "),
 }
+
+
+def _own_result(after: str, own: list[str]) -> bool:
+    """Return True when ``after`` (the words after "we find that") starts with "our …" or an own name."""
+    after = after.lstrip()
+    return after.lower().startswith(("our ", "the proposed ")) or any(
+        after.startswith(name) and not after[len(name) : len(name) + 1].isalnum() for name in own
+    )
 
 
 @dataclass
@@ -159,6 +208,7 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
     """
     found: dict[str, ContributionType] = {}
     lowered = clean.lower()
+    own = [m.name for m in methods or []]
     for intro in _INTRO_RE.finditer(clean):
         window = clean[intro.end() : intro.end() + _OBJECT_CHARS]
         stop = _OBJECT_END_RE.search(window)
@@ -171,9 +221,15 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
         if type_ in found or not any(probe in lowered for probe in _PROBES[type_]):
             continue
         for pattern in patterns:
-            m = pattern.search(clean)
-            if m:
+            probes = _PROBES_OF.get(id(pattern))
+            if probes and not any(p in lowered for p in probes):
+                continue
+            for m in pattern.finditer(clean):
+                if type_ == "empirical-analysis" and _own_result(clean[m.end() : m.end() + 60], own):
+                    continue  # "we find that FLAM outperforms …": a result of the method, not a study
                 found[type_] = ContributionType(type_, m.start(), m.end())
+                break
+            if type_ in found:
                 break
     for method in methods or []:
         label = f"{method.name} {method.long_form or ''}"

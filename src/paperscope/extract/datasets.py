@@ -157,6 +157,48 @@ def _list_neighbours(clean: str, start: int, end: int) -> list[tuple[str, int, i
     return out
 
 
+# "four benchmarks: A (X), B, and C" / "datasets such as A and B": a list that a plural head noun
+# introduces names datasets, whatever the gazetteer knows.
+_INTRO_LIST_RE = re.compile(
+    r"\b(?:benchmarks|datasets|corpora)\s*(?::|\(e\.g\.,?|,?\s+(?:such\s+as|including|e\.g\.,?))\s+"
+)
+_LIST_ITEM_RE = re.compile(
+    r"((?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])(?:\s+(?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])){0,3})"
+    r"(?:\s+\(([A-Z0-9][\w\-]{1,15})\))?"
+)
+_ITEM_SEP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)")
+
+
+def _introduced_list(clean: str) -> list[tuple[str, int, int, bool]]:
+    """Return the items of lists after "benchmarks:", "datasets such as" …; a long form gives its short form."""
+    out: list[tuple[str, int, int, bool]] = []
+    for intro in _INTRO_LIST_RE.finditer(clean):
+        pos = intro.end()
+        while True:
+            item = _LIST_ITEM_RE.match(clean, pos)
+            if not item:
+                break
+            name, s = item.group(1), item.start(1)
+            if item.group(2):  # "Traveling Salesperson Problem (TSP)": the short form is the name
+                name, s = item.group(2), item.start(2)
+            # One plain capitalised word ("For", "Oxford") or a number with a unit ("26.95dB") is
+            # not a name; coined tokens ("MUSIC", "3SAT", "ETTh1") and multi-word names are.
+            single_ok = " " in name or (
+                (
+                    is_coined(name)
+                    or re.fullmatch(r"[A-Za-z]+\d+[A-Za-z\d]*|\d[A-Z][A-Za-z\d]+", name) is not None
+                )
+                and "." not in name
+            )
+            if single_ok and not is_generic(name) and name.split()[0] not in _NON_NAMES:
+                out.append((name, s, s + len(name), bool(item.group(2))))
+            sep = _ITEM_SEP_RE.match(clean, item.end())
+            if not sep:
+                break
+            pos = sep.end()
+    return out
+
+
 def extract_datasets(
     clean: str, methods: list[MethodName] | None = None, defined: set[str] | None = None
 ) -> list[DatasetMention]:
@@ -224,6 +266,11 @@ def extract_datasets(
         if len(words) > 1 and not all(is_coined(w) or w[:1].isupper() for w in words):
             continue
         add(name, start, start + len(name), "pattern")
+
+    if "benchmarks" in clean or "datasets" in clean:
+        for name, s, e, is_definition in _introduced_list(clean):
+            if is_definition or fold(name) not in defined or fold(name) in own_keys:
+                add(name, s, e, "list")
 
     for m in _BENCH_TOKEN_RE.finditer(clean):
         if is_coined(m.group(1)) or "-" in m.group(1):

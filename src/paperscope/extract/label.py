@@ -60,11 +60,31 @@ _DANGLING = {
     "i.e.",
 }
 _LEAD_ADJ = re.compile(
-    r"^(?:(?:a|an|the)\s+)?(?:(?:novel|new|simple|first|effective|efficient|general)\s*,?\s+)*"
+    r"^(?:(?:a|an|the)\s+)?(?:(?:novel|new|simple|first|effective|efficient|general)\s*,?\s+"
+    r"(?:(?:yet|and|but)\s+(?=(?:novel|new|simple|effective|efficient|general)\b))?)*"
 )
+# An unclosed "(" before the comma is a long form the author forgot to close: "ConPress (Learning
+# from Contextual Pressure, a lightweight … approach" still has its apposition after the comma.
 _APPOSITION_RE = re.compile(
-    r"^\s*(?:\([^()]{1,40}\))?\s*(?:,\s*(?:which is\s+)?|\s+is\s+)(?:a|an|the)\s+((?:[^;.:]|\.(?=\d))+)"
+    r"^\s*(?:\([^()]{1,40}\)|\([^(),]{1,60}(?=,))?\s*(?:,\s*(?:which is\s+)?|\s+is\s+)(?:a|an|the)\s+"
+    r"((?:[^;.:]|\.(?=\d))+)"
 )
+_HEADS = (
+    r"framework|method|model|approach|algorithm|system|benchmark|dataset|metric|architecture|pipeline"
+    r"|technique|strategy|estimator|mechanism|toolkit|library|agent|attack|defen[cs]e|loss|objective"
+    r"|module|solver|optimizer|network|scheme|procedure|protocol|paradigm|suite|tool|measure|score"
+)
+# "a novel metric CR" / "an unlearning framework CPU": the kind of thing, written right before the name.
+_HEAD_BEFORE_RE = re.compile(rf"\b(?:a|an|the|our)\s+((?:[\w-]+\s+){{0,3}}?(?:{_HEADS}))\s*\(?\s*$", re.I)
+# "… estimation protocol (ACUTE) to …": the head noun that ends a long form the name abbreviates.
+_HEAD_PAREN_RE = re.compile(rf"\b({_HEADS})\s*\(\s*$", re.I)
+# The clause that says what it does, after optional participial asides: ", inspired by X, that …".
+_CLAUSE_AFTER_RE = re.compile(
+    r"^\)?(?:\s*,\s*(?:inspired|based|built|motivated|grounded|derived)\s[^,;.]{1,80})?\s*,?\s*"
+    r"((?:that|which|to|for)\s[^;.:(]+)"
+)
+#: A tail that starts with a conjunction continues the verb phrase, not the name ("X and implement …").
+_BAD_TAIL_RE = re.compile(r"^(?:and|or|but|to|yet|then|so|as|in|on|with)\b", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(
     r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("
 )
@@ -141,19 +161,50 @@ def _tail_after(clean: str, method: MethodName) -> str | None:
     """Return the words after the name's first mention ("PerCE loss, which adaptively upweights …")."""
     text = clean[method.end :]
     text = re.sub(r"^\)?\s*(?:\([^()]*\))?[\s,]*(?:which|that|is|are)?\s*", "", text)
-    cut = re.search(r"[;.:]\s|\s\(", text)
+    # "X, based on conformal prediction, which measures …": skip the aside to the clause.
+    text = re.sub(
+        r"^(?:inspired|based|built|motivated|grounded|derived)\s[^,;.]{1,80},\s*(?:which|that)\s+", "", text
+    )
+    cut = re.search(r"[;.:](?:\s|$)|\s\(", text)
     phrase = _trim(text[: cut.start()] if cut else text)
+    if _BAD_TAIL_RE.match(phrase):
+        return None
     return phrase if len(phrase.split()) >= 2 else None
+
+
+def _head_and_clause(clean: str, method: MethodName) -> str | None:
+    """Return "head noun + relative clause" around the name ("metric that offers …"), if both exist."""
+    head = _HEAD_BEFORE_RE.search(clean, max(0, method.start - 80), method.start) or _HEAD_PAREN_RE.search(
+        clean, max(0, method.start - 40), method.start
+    )
+    if not head:
+        return None
+    clause = _CLAUSE_AFTER_RE.match(clean[method.end :])
+    if not clause:
+        return None
+    cut = _CLAUSE_END_RE.search(clause.group(1))
+    text = clause.group(1)[: cut.start()] if cut else clause.group(1)
+    if text.startswith("which "):
+        text = "that " + text[len("which ") :]
+    return _trim(_LEAD_ADJ.sub("", head.group(1)) + " " + text)
 
 
 _PRONOUN_START = re.compile(r"^(?:this|these|that|those|it|they|such|how|whether|contrary)\b", re.IGNORECASE)
 
 
-def _phrase_without_name(clean: str) -> str:
+def _study_phrase(clean: str) -> str | None:
+    """Return the object of the first "we propose/study …" clause of two words or more, if any."""
     for m in _STUDY_RE.finditer(clean):
         phrase = _trim(_LEAD_ADJ.sub("", m.group(1)))
         if len(phrase.split()) >= 2 and not _PRONOUN_START.match(phrase):
             return phrase
+    return None
+
+
+def _phrase_without_name(clean: str) -> str:
+    phrase = _study_phrase(clean)
+    if phrase:
+        return phrase
     task = opening_task(clean)
     if task:
         return task
@@ -198,7 +249,13 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
         if task and task.lower() not in phrase.lower() and " for " not in phrase:
             phrase = f"{phrase} for {task}"
         return _join(primary.name, phrase)
-    phrase = _apposition(clean, primary) or task or _tail_after(clean, primary)
+    phrase = (
+        _apposition(clean, primary)
+        or _head_and_clause(clean, primary)
+        or task
+        or _tail_after(clean, primary)
+        or _study_phrase(clean)
+    )
     return _join(primary.name, phrase)
 
 

@@ -63,6 +63,9 @@ class MethodName:
 _VERBS = (
     r"propose|introduce|present|develop|design|build|construct|release|contribute|devise|formulate"
     r"|create|curate|offer|unveil|put\s+forward|instantiate"
+    # "we derive the Variational JEPA (Var-JEPA)": a cue only before a capitalised name, since
+    # "we derive a bound of O(dβ²/ε⁴)" is a theory result.
+    r"|derive(?=s?\s+(?:(?:the|a|an)\s+)?(?:new\s+)?(?-i:[A-Z*]))"
 )
 _CUE_RE = re.compile(
     r"\b(?:we|this\s+(?:paper|work|study|article)|our\s+(?:paper|work)|the\s+(?:paper|work))\s+"
@@ -149,6 +152,15 @@ _SUFFIX_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[A-Z]?\d+)$")
 _PLURAL_SF_RE = re.compile(r"^[A-Z0-9²³\-]{2,}s$")
 _MAX_NAME_WORDS = 8
 _OUR_COINED_RE = re.compile(r"\b[Oo]ur\s+([A-Za-z0-9²³][\w²³\-]*[\w²³])\s+[a-z]")
+#: "DrIGM-compliant", "C-NODE-based": a coined token turned into an adjective modifies, not names.
+_MODIFIER_SUFFIX_RE = re.compile(
+    r"-(?:based|compliant|compatible|agnostic|friendly|dependent|aware|guided|style|like|driven|free|specific|conditioned)$"
+)
+_RESULT_HEADS = {"Theorem", "Lemma", "Conjecture", "Inequality", "Identity"}
+_TO_COINAGE_RE = re.compile(r"[A-Z][a-z]+2[A-Z][a-z]+")
+_WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
+#: "an unlearning framework CPU": a head noun right before a name (ends the text before the name).
+_HEAD_THEN_NAME_RE = re.compile(rf"\b(?:{_HEADS})\s+$", re.IGNORECASE)
 _COLON_NAME_RE = re.compile(
     rf"\b(?:{_HEADS}|process)\s*:\s+([a-z][\w-]*(?: [a-z][\w-]*){{1,3}})\s*[.;]", re.IGNORECASE
 )
@@ -229,8 +241,7 @@ def find_long_form(before: str, sf: str, title_fallback: bool = True) -> tuple[i
     if not letters:
         return None
     # An em dash ends a phrase: "metrics—weighted mean-squared error (WMSE)".
-    base = max(before.rfind(sep) + len(sep) for sep in ("—", " - ", "--"))
-    base = max(base, 0)
+    base = max((before.rfind(sep) + len(sep) if sep in before else 0) for sep in ("—", " - ", "--"))
     words_all = list(re.finditer(r"\S+", before[base:]))
     # The long form never crosses punctuation that ends a phrase, nor a cue verb.
     words: list[re.Match[str]] = []
@@ -407,7 +418,7 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
     if i >= len(tokens) or _defers_to_acronym(text, tokens[i][1]):
         return None
     first = tokens[i][0].rstrip(",;:.")
-    if is_coined(first) and not is_generic(first):
+    if is_coined(first) and not is_generic(first) and not _MODIFIER_SUFFIX_RE.search(first):
         tok = tokens[i]
         return first, tok[1], tok[1] + len(first)
     n = _title_run(tokens[i:])
@@ -417,8 +428,10 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
         return None  # "a Lightweight … Learning framework called Li-FIL": the name follows
     if n >= 2 and not tokens[i][0][:1].islower():
         words = [t[0].rstrip(",;:.") for t in tokens[i : i + n]]
-        while words and is_generic(words[-1]):
+        while words and (is_generic(words[-1]) or words[-1].lower() in _CONNECTORS):
             words.pop()
+        if words and words[-1] in _RESULT_HEADS:
+            return None  # "a new Variational Policy Gradient Theorem": a result, not a method
         if len(words) >= 2:
             s = tokens[i][1]
             name = text[s : s + len(" ".join(words))]
@@ -432,16 +445,30 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
             nxt = tokens[j + 1][0].rstrip(",;:.")
             if is_coined(nxt) and not is_generic(nxt):
                 return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
+            # "an unlearning framework CPU that …": a head noun, then a token that would be a
+            # generic acronym elsewhere, then a relative clause: the paper names its framework so.
+            after = text[tokens[j + 1][1] + len(nxt) : tokens[j + 1][1] + len(nxt) + 8]
+            if (
+                is_coined(nxt)
+                and nxt.isupper()
+                and re.match(r"(?:\s+(?:that|which)\b|,\s+(?:a|an|which)\b)", after)
+            ):
+                return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
             break
         if not low.replace("-", "").isalpha() or low[0].isupper():
             break
     if skipped:
         return None
     # A lower-case name in apposition: "we propose LLM evaluatology, a principled framework".
-    m = re.match(r"([\w-]+(?: [\w-]+){0,3}),\s+(?:a|an)\s", text[tokens[i][1] : end])
-    if m and m.group(1).split()[0].lower() not in _STOP_START:
+    m = re.match(r"([\w-]+(?: [\w-]+){0,3}),\s+(?:a|an)\s((?:[\w-]+\s+){0,3}[\w-]+)", text[tokens[i][1] :])
+    if m and m.group(1).split()[0].lower() not in _STOP_START and m.start(2) + tokens[i][1] <= end + 4:
         name = m.group(1)
-        if len(re.findall(re.escape(name), text)) >= 2:
+        # Named once is enough when the apposition gives its kind: "subspace camouflage, a defense
+        # strategy that …"; otherwise the phrase must recur to read as a name.
+        has_head = name == name.lower() and any(
+            re.fullmatch(rf"(?:{_HEADS})s?", w.lower()) for w in m.group(2).split()
+        )
+        if has_head or len(re.findall(re.escape(name), text)) >= 2:
             return name, tokens[i][1], tokens[i][1] + len(name)
     return None
 
@@ -494,9 +521,17 @@ class _Collector:
         #: Acronyms the abstract defines outside any cue (a task or a prior method).
         self.foreign: dict[str, int] = {}
 
-    def add(self, name: str, start: int, end: int, evidence: str, long_form: str | None = None) -> None:
+    def add(
+        self,
+        name: str,
+        start: int,
+        end: int,
+        evidence: str,
+        long_form: str | None = None,
+        allow_generic: bool = False,
+    ) -> None:
         name = name.strip().strip("\"'“”")
-        if len(name) < 2 or is_generic(name) or not any(ch.isalpha() for ch in name):
+        if len(name) < 2 or (is_generic(name) and not allow_generic) or not any(ch.isalpha() for ch in name):
             return
         if evidence in ("cue", "named") and self.foreign.get(fold(name), len(self.text)) < start:
             return
@@ -588,7 +623,13 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         for start, end, kind in scopes:
             found = _named_name(clean, start, end) if kind == "named" else _object_name(clean, start, end)
             if found:
-                col.add(found[0], found[1], found[2], kind)
+                col.add(
+                    found[0],
+                    found[1],
+                    found[2],
+                    kind,
+                    allow_generic=_HEAD_THEN_NAME_RE.search(clean, 0, found[1]) is not None,
+                )
             # Quoted Title-Case names and coined tokens in apposition inside the cue's scope.
             for q in _QUOTED_RE.finditer(clean, start, end):
                 words = q.group(1).split()
@@ -620,7 +661,14 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             continue
         sent = next(s for s in sentences if s.start <= m.start() < s.end)
         scopes = scopes_by_sentence[sentences.index(sent)]
-        if any(s <= prev.start(1) <= e for s, e, _ in scopes) or fold(prev.group(1)) in col.found:
+        # "… lead to SCALE (Stochastic Column-normAlized …), a simple optimizer": the apposition
+        # after the definition says the paper names its own thing, cue verb or not.
+        appositive = re.match(r",\s+(?:a|an)\s", clean[m.end() : m.end() + 5]) is not None
+        if (
+            any(s <= prev.start(1) <= e for s, e, _ in scopes)
+            or fold(prev.group(1)) in col.found
+            or appositive
+        ):
             col.add(prev.group(1), prev.start(1), prev.end(1), "acronym", content)
             reverse.add(m.start())
 
@@ -633,6 +681,8 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             sf = m.group(1).strip()
             if _PLURAL_SF_RE.match(sf) or is_generic(sf):
                 continue
+            if re.search(r"(?<![\w-])" + re.escape(sf) + r"\s+(?:tasks?|problems?)\b", clean):
+                continue  # "our target ISR task": the acronym names a task, not the paper's method
             if re.match(r"-[A-Za-z]", clean[m.end() : m.end() + 2]):  # "(DEG)-aware": a modifier, not a name
                 continue
             sent = next(s for s in sentences if s.start <= m.start() < s.end)
@@ -650,7 +700,10 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                         between = head[found.start() :]
                         if not _PRIOR_RE.search(between) and _COMPONENT_RE.search(between):
                             in_own = True
-            if in_cue or in_own or fold(sf) in own or (lf and fold(lf[1]) in own):
+            # "By aligning semantics within instances (Ins2Sem) …, we achieve": an "A-to-B" coinage
+            # defined in a sentence the authors speak in names one of their own steps.
+            coinage = _TO_COINAGE_RE.fullmatch(sf) is not None and _WE_RE.search(sent.text) is not None
+            if in_cue or in_own or coinage or fold(sf) in own or (lf and fold(lf[1]) in own):
                 col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
 
     # 3. Bold names in the original markdown.
@@ -693,7 +746,12 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             rest = rest[: stop.start()] if stop else rest
             for t in _TOKEN_RE.finditer(rest):
                 tok = t.group(0)
-                if is_coined(tok) and not is_generic(tok) and not any(ch in "²³" for ch in tok):
+                if (
+                    is_coined(tok)
+                    and not is_generic(tok)
+                    and not _PLURAL_SF_RE.match(tok)
+                    and not any(ch in "²³" for ch in tok)
+                ):
                     s = sent.start + comp.end() + t.start()
                     col.add(tok, s, s + len(tok), "component")
     return col.names()

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ._spans import split_sentences
-from .methods import MethodName
+from .methods import MethodName, find_long_form
 
 __all__ = ["Task", "extract_tasks", "MAX_TASKS"]
 
@@ -26,19 +26,76 @@ _SF_RE = re.compile(r"\(([A-Z][\w\-]{1,10})\)")
 _LEFT_WORDS_RE = re.compile(r"((?:[A-Za-z][\w\-]*\s+){0,6}[A-Za-z][\w\-]*)\s*$")
 _PURPOSE_RE = re.compile(
     r"\b(?:framework|method|approach|model|algorithm|system|benchmark|pipeline|technique|strategy|toolkit)"
-    r"\s+(?:designed\s+|tailored\s+|specifically\s+)?for\s+((?:[\w\-]+\s+){0,5}[\w\-]+)",
+    r"\s+(?:\([^()]{1,20}\)\s+)?(?:designed\s+|tailored\s+|specifically\s+)?for\s+((?:[\w\-]+\s+){0,5}[\w\-]+)",
     re.IGNORECASE,
 )
 _SUBJECT_RE = re.compile(
     r"^((?:[A-Za-z][\w\-]*\s+){0,4}[A-Za-z][\w\-]*)\s+(?:\([^()]*\)\s+)?"
     r"(?:aims|seeks|is|are|has|have|remains|reduces|provides|enables|offers|plays|requires|studies|involves)\b"
 )
+# "We study hybrid reinforcement learning in adversarial MDPs": the object of "we study/address/tackle".
+_STUDY_RE = re.compile(
+    r"\b(?:we|this\s+(?:paper|work))\s+(?:study|studies|address|addresses|tackle|tackles|consider|considers)\s+"
+    r"(?!how\b|whether\b|why\b|what\b|when\b|the\s+(?:question|problem|role|effect|impact)\b|this\b|these\b|such\b)"
+    r"((?:[\w\-]+\s+){0,5}[\w\-]+)",
+    re.IGNORECASE,
+)
+_BAD_WORDS = {
+    "this",
+    "that",
+    "these",
+    "those",
+    "can",
+    "could",
+    "may",
+    "might",
+    "will",
+    "would",
+    "should",
+    "it",
+    "its",
+}
+_NUMBER_WORDS = {
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "several",
+    "multiple",
+}
 _PROBLEM_RE = re.compile(r"\b(?:the\s+)?(?:problem|task)\s+of\s+((?:[\w\-]+\s+){0,4}[\w\-]+)", re.IGNORECASE)
 _TASKS_HEAD_RE = re.compile(r"\s(?:tasks|problems)\b")
 _TASKS_LEFT_RE = re.compile(
     r"\b(?:on|in|for|such\s+as|including|like)\s+((?:[A-Za-z][\w\-]*\s+){0,3}[A-Za-z][\w\-]*)$"
 )
-_MODEL_HEAD_RE = re.compile(r"(?:models?|networks?|transformers?|agents?|LLMs?)$", re.IGNORECASE)
+_MODEL_HEAD_RE = re.compile(
+    r"(?:models?|networks?|transformers?|agents?|LLMs?|architectures?|frameworks?|mechanisms?|-Action)$",
+    re.IGNORECASE,
+)
+#: Single words that qualify tasks ("downstream tasks") without naming one.
+_VAGUE = {
+    "downstream",
+    "various",
+    "different",
+    "diverse",
+    "related",
+    "other",
+    "real-world",
+    "new",
+    "challenging",
+    "complex",
+    "specific",
+    "general",
+    "standard",
+    "knowledge-intensive",
+    "reasoning-intensive",
+}
 _STOP_WORDS = {
     "the",
     "a",
@@ -203,6 +260,16 @@ def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[T
             sf = paren.group(1)
             if sf.endswith("s") and sf[:-1].isupper():
                 continue  # "LLMs": a class of models, not a task
+            before = sentence.text[: paren.start()].rstrip()
+            lf = find_long_form(before, sf, title_fallback=False)
+            if (
+                lf
+                and lf[1][:1].isalpha()
+                and not _MODEL_HEAD_RE.search(lf[1])
+                and 2 <= len(lf[1].split()) <= _MAX_WORDS
+            ):
+                candidates.append((lf[1], sentence.start + lf[0]))
+                continue
             m = _LEFT_WORDS_RE.search(sentence.text, max(0, paren.start() - 90), paren.start())
             if not m:
                 continue
@@ -222,7 +289,14 @@ def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[T
 
     for m in _PURPOSE_RE.finditer(clean):
         words = _trim(m.group(1).split()[:_MAX_WORDS])
-        if words and words[0].lower() not in _NOT_TASKS:
+        if words and words[0].lower() not in _NOT_TASKS and words[-1].lower() not in _GENERIC_HEADS:
+            candidates.append((" ".join(words), m.start(1)))
+
+    probe = clean.lower()
+    study_probe = any(v in probe for v in ("study", "studies", "address", "tackle", "consider"))
+    for m in _STUDY_RE.finditer(clean) if study_probe else ():
+        words = _trim(re.split(r"\s\(|,", m.group(1))[0].split()[:_MAX_WORDS])
+        if len(words) >= 2 and words[0].lower() not in _NOT_TASKS and words[-1].lower() not in _GENERIC_HEADS:
             candidates.append((" ".join(words), m.start(1)))
 
     if sentences:
@@ -250,6 +324,13 @@ def extract_tasks(clean: str, methods: list[MethodName] | None = None) -> list[T
     for phrase, start in candidates:
         text = _lower(phrase.strip(" ,;:"))
         if len(text) < 4 or text.lower() in own or any(w.lower() in own for w in text.split()):
+            continue
+        low_words = text.lower().split()
+        # "eight datasets across three", "approximating this ratio and can succeed": counts and
+        # clause words never belong to a task name.
+        if any(w in _BAD_WORDS or w in _NUMBER_WORDS or w.isdigit() for w in low_words):
+            continue
+        if len(low_words) == 1 and low_words[0] in _VAGUE:
             continue
         key = text.lower()
         if any(key in t.text.lower() or t.text.lower() in key for t in tasks):
