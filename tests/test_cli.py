@@ -88,3 +88,22 @@ def test_public_api_matches_all() -> None:
     }
     assert exported == set(paperscope.__all__) - {"__version__"}
     assert all(hasattr(paperscope, name) for name in paperscope.__all__)
+
+
+def test_show_prints_every_card_field_and_export_names_a_missing_folder(
+    run, icml_dir: Path, tmp_path: Path
+) -> None:
+    assert run("ingest", str(icml_dir)).exit_code == 0
+    (hit,) = json.loads(run("search", "analytic parameter matching", "--limit", "1", "--json").stdout)
+    card = json.loads(run("show", hit["paper_id"], "--json").stdout)["card"]
+    shown = run("show", hit["paper_id"]).stdout
+    datasets = ", ".join(d["name"] for d in card["datasets"])
+    assert datasets and f"datasets:     {datasets}\n" in shown
+    assert f"contribution: {', '.join(t['type'] for t in card['contribution_types'])}\n" in shown
+    assert f"area:         {card['area']['label']} ({card['area']['source']}, confidence" in shown
+    first = card["claims"][0]
+    assert f"claims:       {first['value']}" in shown
+    out = tmp_path / "missing" / "list.csv"
+    result = run("export", "--format", "csv", "--out", str(out))
+    assert result.exit_code == 2 and f"{out}: folder {out.parent} does not exist" in result.stderr
+    assert not out.parent.exists()

@@ -250,6 +250,34 @@ def recommend(ctx: click.Context, tag: str | None, limit: int, as_json: bool) ->
     _print_hits(hits)
 
 
+def _card_lines(card: dict[str, Any]) -> list[str]:
+    """Return the card's fields as ``name: values`` lines (empty fields left out)."""
+    lines = []
+    methods = [
+        f"{m['name']} ({m['long_form']})" if m.get("long_form") else m["name"]
+        for m in card.get("methods", [])
+    ]
+    named = {
+        "methods": methods or card.get("method_names", []),
+        "contribution": [t["type"] for t in card.get("contribution_types", [])],
+        "tasks": [t["text"] for t in card.get("tasks", [])],
+        "datasets": [d["name"] for d in card.get("datasets", [])],
+        "claims": [
+            f"{c['value']}{c['unit'] if c['unit'] in ('%', '×') else ' ' + c['unit']} {c['what']}".strip()
+            for c in card.get("claims", [])
+        ],
+        "code": card.get("code_urls", []),
+        "project": card.get("project_urls", []),
+    }
+    for name, values in named.items():
+        if values:
+            lines.append(f"{name + ':':<13} {'; '.join(values) if name == 'claims' else ', '.join(values)}")
+    area = card.get("area")
+    if area:
+        lines.append(f"{'area:':<13} {area['label']} ({area['source']}, confidence {area['confidence']:.2f})")
+    return lines
+
+
 def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
     click.echo(f"{paper.paper_id}  {paper.label}")
     if paper.title:
@@ -257,13 +285,13 @@ def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
     if paper.venue or paper.year:
         click.echo(f"venue:   {paper.venue or '?'} {paper.year or ''}".rstrip())
     card = paper.card.to_dict() if paper.card else {}
-    for name in ("method_names", "code_urls", "project_urls"):
-        if card.get(name):
-            click.echo(f"{name.replace('_', ' ')}: {', '.join(card[name])}")
+    for line in _card_lines(card):
+        click.echo(line)
     for source in paper.sources:
         click.echo(f"source:  {source.path}:{source.line} ({source.format})")
     if marks["starred"] or marks["tags"] or marks["note"]:
-        click.echo(f"starred: {marks['starred']}  tags: {', '.join(marks['tags']) or '-'}")
+        starred = "yes" if marks["starred"] else "no"
+        click.echo(f"starred: {starred}  tags: {', '.join(marks['tags']) or '-'}")
         if marks["note"]:
             click.echo(f"note:    {marks['note']}")
     click.echo("")
@@ -327,6 +355,8 @@ def export(ctx: click.Context, fmt: str, starred: bool, tag: str | None, out: Pa
         for chunk in chunks:
             click.echo(chunk, nl=False)
         return
+    if not out.parent.is_dir():
+        raise click.UsageError(f"{out}: folder {out.parent} does not exist")
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         handle.writelines(chunks)

@@ -65,3 +65,22 @@ def test_unchanged_papers_are_not_re_embedded(tmp_path, icml_dir):
     ids, _ = reopened.embeddings()
     assert (len(ids), embedder.calls) == (96, 96)
     reopened.close()
+
+
+def test_a_long_first_embedding_says_so_on_stderr_when_no_bar_is_shown(
+    tmp_path, icml_dir, monkeypatch, capsys
+):
+    from paperscope.index import dense
+
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([icml_dir])
+        capsys.readouterr()
+        monkeypatch.setattr(dense, "NOTICE_AT", 95)
+        lib.dense_index(progress=False)
+        err = capsys.readouterr().err
+        assert (
+            err
+            == f"embedding 95 papers with {lib.embedder.model_id} before the first dense search (once; vectors are stored in the library)\n"
+        )
+        lib.dense_index(progress=False)
+        assert capsys.readouterr().err == ""

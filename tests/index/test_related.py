@@ -61,3 +61,16 @@ def test_related_explains_with_shared_words(fake_library, tmp_path):
 def test_related_checks_limit(fake_library):
     with pytest.raises(InputError, match="limit must be an integer from 1 to 1000"):
         fake_library.related("abcd", limit=0)
+
+
+def test_shared_words_leave_out_bare_numbers_and_function_words(fake_library, tmp_path):
+    body = (
+        "ICML 2026 Papers\n\n"
+        "But we train 2 samplers on CIFAR10 with 100 steps near the denoising limit.\n\n"
+        "But we prune 2 samplers on CIFAR10 with 100 steps near the denoising limit.\n"
+    )
+    (tmp_path / "f.txt").write_text(body, encoding="utf-8")
+    fake_library.ingest([tmp_path / "f.txt"])
+    first = next(fake_library.papers()).paper_id
+    (top,) = fake_library.related(first, limit=1)
+    assert top.terms == ["cifar10", "denoising", "limit", "samplers", "steps"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ __all__ = ["embedding_text", "ensure_vectors", "DenseIndex", "ANN_THRESHOLD", "E
 ANN_THRESHOLD = 50_000
 #: Papers embedded between two commits, so an interrupted run keeps what it finished.
 EMBED_BATCH = 512
+#: Papers to embed at or above which a one-line notice goes to stderr when no progress bar is shown
+#: (about 20 s of embedding at ~50 abstracts/s).
+NOTICE_AT = 1000
 
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s+")
@@ -86,6 +90,14 @@ def ensure_vectors(store: Store, embedder: Embedder, progress: bool = False) -> 
         with store.transaction() as conn:
             stored.save_vectors(conn, embedder.model_id, reused)
     fresh = [row for row in todo if row[3] not in known]
+    if len(fresh) >= NOTICE_AT and not progress:
+        # Without a progress bar (stderr not a terminal) a long first search would look frozen.
+        print(
+            f"embedding {len(fresh):,} papers with {embedder.model_id} before the first dense search"
+            " (once; vectors are stored in the library)",
+            file=sys.stderr,
+            flush=True,
+        )
     for start in range(0, len(fresh), EMBED_BATCH):
         batch = fresh[start : start + EMBED_BATCH]
         vectors, n_chunks = embedder.embed_documents(

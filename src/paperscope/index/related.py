@@ -20,16 +20,16 @@ _BOILERPLATE = frozenset(
     """also approach approaches based both can existing however more method methods new novel not only
     paper propose proposed proposes results show shows such than these they this through using while
     which work works across between each over without within where when then them been being has
-    their there two one first further well show shown""".split()
+    their there two one first further well show shown but yet near set its our all any may most
+    many much other same some very often even still thus hence under into onto upon three""".split()
 )
 
 
 def _content_words(paper: Paper) -> set[str]:
     words = tokenize(f"{paper.title or ''} {paper.clean_text}")
+    # Bare numbers ("2", "100") and short function words explain nothing; "cifar10", "fp4" do.
     return {
-        w
-        for w in words
-        if w not in STOP_WORDS and w not in _BOILERPLATE and (len(w) >= 3 or any(c.isdigit() for c in w))
+        w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOP_WORDS and w not in _BOILERPLATE
     }
 
 
