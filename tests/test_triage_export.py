@@ -61,6 +61,16 @@ def test_markdown_checklist(marked) -> None:
     assert "  - note: R&D: compare 50% budgets" in lines
 
 
+def test_markdown_multi_line_note_stays_inside_its_item(marked) -> None:
+    lib, ids = marked
+    lib.set_note(ids[1], "first line\nsecond line\n\n- a list in the note")
+    text = "".join(lib.export("markdown", tag="to-read"))
+    assert "  - note: first line\n    second line\n    \n    - a list in the note\n" in text
+    # Every line after the header is a list item or indented under one.
+    body = [line for line in text.splitlines()[1:] if line]
+    assert all(line.startswith(("- [ ] ", "  ")) for line in body)
+
+
 def test_unknown_format_is_an_input_error(icml_library: Library) -> None:
     with pytest.raises(InputError, match="choose one of"):
         icml_library.export("pdf")

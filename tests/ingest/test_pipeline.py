@@ -232,3 +232,18 @@ def test_worker_processes_store_exactly_what_inline_ingest_stores(
     pooled = stored(tmp_path / "pooled.db")
     assert len(inline) == 1233 + 489
     assert pooled == inline
+
+
+def test_one_file_named_two_ways_is_one_source(tmp_path, monkeypatch):
+    folder = tmp_path / "lists"
+    folder.mkdir()
+    (folder / "a.txt").write_text(
+        "ICML 2026 Papers\n\nWe propose a sampler for diffusion models with fewer steps.\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(folder)
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest(["a.txt"], cards=False)
+        lib.ingest([str(folder / "a.txt")], cards=False)
+        lib.ingest(["../lists/./a.txt"], cards=False)
+        (paper,) = list(lib.papers())
+        assert [(s.path, s.line) for s in paper.sources] == [(str(folder / "a.txt"), 3)]

@@ -230,3 +230,18 @@ def test_case10_bibtex_accents_braces_and_url(tmp_path: Path) -> None:
 )
 def test_split_venue(text: str, expected: tuple) -> None:
     assert split_venue(text) == expected
+
+
+def test_bibtex_entry_cut_short_is_skipped_with_its_reason_and_line(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "cut.bib"
+    path.write_text(
+        "@article{a,\n  title = {Kept},\n  abstract = {We keep this one.},\n}\n\n"
+        "@article{b,\n  title = {Cut,\n  abstract = {We lose this one.\n",
+        encoding="utf-8",
+    )
+    kept, cut = list(read_bibtex(path))
+    assert kept.title == "Kept"
+    assert (cut.path, cut.line) == (str(path), 6)
+    assert cut.reason == "BibTeX entry not parsed: Unexpectedly reached end of file."
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

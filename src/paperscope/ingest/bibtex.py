@@ -9,6 +9,8 @@ abstract keeps its LaTeX as the original text and is cleaned like every other ab
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,6 +52,24 @@ def _plain(value: str) -> str:
     return " ".join(text.replace("{", "").replace("}", "").split())
 
 
+@contextlib.contextmanager
+def _quiet_parser() -> Iterator[None]:
+    """Silence bibtexparser's own log lines while parsing: the Skip carries the reason and line."""
+    logger = logging.getLogger("bibtexparser")
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+def _failure_reason(error: object) -> str:
+    """Return a failed block's reason: the exception text, else its ``abort_reason``, else its type."""
+    text = str(error).strip() or str(getattr(error, "abort_reason", "") or "").strip()
+    return text or type(error).__name__
+
+
 def read_bibtex(path: Path, column_map: dict[str, str] | None = None) -> Iterator[Record | Skip]:
     """Yield one Record (or Skip) per ``@article``/``@inproceedings``/… entry of a BibTeX file.
 
@@ -75,9 +95,12 @@ def read_bibtex(path: Path, column_map: dict[str, str] | None = None) -> Iterato
             continue
         if kind in _SKIP_TYPES:
             continue
-        library = bibtexparser.parse_string("\n".join([*strings, chunk]), append_middleware=stack)
+        with _quiet_parser():
+            library = bibtexparser.parse_string("\n".join([*strings, chunk]), append_middleware=stack)
         if library.failed_blocks or not library.entries:
-            reason = library.failed_blocks[0].error if library.failed_blocks else "no entry found"
+            reason = (
+                _failure_reason(library.failed_blocks[0].error) if library.failed_blocks else "no entry found"
+            )
             yield Skip(str(path), start, f"BibTeX entry not parsed: {reason}")
             continue
         fields = {f.key.lower(): f.value for f in library.entries[-1].fields}

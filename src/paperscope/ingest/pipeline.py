@@ -96,10 +96,11 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool, str 
 
     A file is yielded as given (``from_folder`` False). A folder yields its data files
     recursively in sorted order, and each retrieval test collection inside it (a folder with a
-    ``qrels/`` folder) once, with the reason it is not read.
+    ``qrels/`` folder) once, with the reason it is not read. Paths are made absolute and
+    normalised (``./a/../b.txt`` → ``/cwd/b.txt``), so one file named two ways is one source.
     """
     for raw in paths:
-        root = Path(raw)
+        root = Path(os.path.abspath(raw))
         if not root.is_dir():
             yield root, False, None
             continue

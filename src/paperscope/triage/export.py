@@ -118,7 +118,10 @@ def _markdown(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
             line += " — " + " ".join(f"#{t}" for t in marks["tags"])
         yield line + "\n"
         if marks["note"]:
-            yield f"  - note: {marks['note']}\n"
+            # Continuation lines are indented under the note item (CommonMark list items), so a
+            # multi-line note stays inside the list.
+            lines = marks["note"].strip().splitlines() or [""]
+            yield f"  - note: {lines[0]}\n" + "".join(f"    {rest}\n" for rest in lines[1:])
 
 
 #: Every ``paperscope export --format`` choice and the writer behind it.
