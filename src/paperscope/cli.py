@@ -153,6 +153,8 @@ def _print_hits(hits: list[Hit]) -> None:
         click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
         legs = "  ".join(f"{leg} #{int(v['rank'])} ({v['score']:.3f})" for leg, v in hit.legs.items())
         click.echo(f"     {where}  {legs}".rstrip())
+        if hit.snippet:
+            click.echo(f"     {hit.snippet}")
         if hit.terms:
             click.echo(f"     shared: {', '.join(hit.terms)}")
 

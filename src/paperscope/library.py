@@ -16,12 +16,13 @@ from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
 from .extract import EXTRACTOR_VERSION, build_cards, build_first_card
 from .extract.contributions import CONTRIBUTION_TYPES
-from .index.bm25 import MemoryBM25
+from .index.bm25 import MemoryBM25, query_terms
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
 from .index.fusion import DEFAULT_FUSION, Fusion
 from .index.related import related_papers
 from .index.search import MODES, search_papers
+from .index.snippets import explain_hit
 from .ingest import ingest_paths
 from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
@@ -287,17 +288,24 @@ class Library:
             memory_bm25=self.memory_bm25,
         )
         shown = papers.hit_labels(self.store.conn, [item.paper_id for item in ranked])
-        return [
-            Hit(
-                paper_id=item.paper_id,
-                score=item.score,
-                rank=item.rank,
-                label=shown[item.paper_id][0],
-                sources=shown[item.paper_id][1],
-                legs=item.legs,
+        hits = []
+        wanted = query_terms(query)
+        for item in ranked:
+            label, sources, title, text = shown[item.paper_id]
+            terms, snippet = explain_hit(wanted, title, text)
+            hits.append(
+                Hit(
+                    paper_id=item.paper_id,
+                    score=item.score,
+                    rank=item.rank,
+                    label=label,
+                    sources=sources,
+                    legs=item.legs,
+                    snippet=snippet,
+                    terms=terms,
+                )
             )
-            for item in ranked
-        ]
+        return hits
 
     def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
         """Return the ``limit`` papers nearest to ``paper_id`` by embedding cosine.

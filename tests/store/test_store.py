@@ -139,5 +139,5 @@ def test_hit_labels_match_get_paper_on_titleless_papers_with_cards(icml_library:
     for paper_id in ids:
         paper = papers.get_paper(conn, paper_id)
         assert paper.title is None and paper.card is not None
-        assert shown[paper_id] == (paper.card.label, paper.sources)
+        assert shown[paper_id] == (paper.card.label, paper.sources, None, paper.clean_text)
         assert len(paper.sources) == 1

@@ -257,14 +257,18 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
     return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
 
 
-def hit_labels(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, tuple[str, list[Source]]]:
-    """Return ``paper_id -> (label, sources)`` for the listed papers that exist: what a search hit shows.
+def hit_labels(
+    conn: sqlite3.Connection, paper_ids: list[str]
+) -> dict[str, tuple[str, list[Source], str | None, str]]:
+    """Return ``paper_id -> (label, sources, title, clean_text)`` for the listed papers that exist.
+
+    What a search hit shows (the texts feed its snippet and matched terms).
 
     The label is :attr:`Paper.label` (title, else the card's label, else the first words).
     Three queries for all the ids together, reading only the columns a hit needs; calling
     :func:`get_paper` per hit read each whole row, its JSON fields and card (~0.1 ms a hit).
     """
-    out: dict[str, tuple[str, list[Source]]] = {}
+    out: dict[str, tuple[str, list[Source], str | None, str]] = {}
     for start in range(0, len(paper_ids), _CHUNK):
         chunk = paper_ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -282,7 +286,7 @@ def hit_labels(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, tupl
         ):
             label = card_labels.get(paper_id)
             paper = Paper(paper_id, "", clean_text, title, card=None if label is None else Card(label=label))
-            out[paper_id] = (paper.label, sources.get(paper_id, []))
+            out[paper_id] = (paper.label, sources.get(paper_id, []), title, clean_text)
     return out
 
 

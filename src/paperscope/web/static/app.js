@@ -59,6 +59,7 @@ async function runSearch(query) {
           { "data-paper-id": hit.paper_id, onclick: () => openCard(hit.paper_id) },
           el("div", { class: "label" }, hit.label),
           el("div", { class: "meta" }, `${hit.paper_id} · ${sourceText(hit.sources)} · ${legs}`),
+          el("div", { class: "snippet" }, hit.snippet || ""),
         ),
       );
     }

@@ -1,0 +1,44 @@
+"""Snippets and matched terms: why a hit matched, in the paper's own words."""
+
+from paperscope import Library
+from paperscope.index.bm25 import query_terms
+from paperscope.index.snippets import SNIPPET_CHARS, explain_hit
+
+TEXT = (
+    "Large models are costly to serve. "
+    "We propose FiX, a 4-bit quantisation scheme for attention kernels. "
+    "On ImageNet-1K it keeps accuracy within 0.3% while cutting memory by 3.1×."
+)
+
+
+def test_matched_terms_keep_query_order_and_drop_stop_words():
+    terms, _ = explain_hit(query_terms("the attention quantisation of FiX models"), None, TEXT)
+    assert terms == ["attention", "quantisation", "fix", "models"]
+    assert explain_hit(["diffusion"], "A title about diffusion", TEXT)[0] == ["diffusion"]
+    assert explain_hit(["zqxjv"], None, TEXT)[0] == []
+
+
+def test_snippet_is_the_sentence_with_most_terms_else_the_first():
+    assert explain_hit(["attention", "quantisation"], None, TEXT)[1] == (
+        "We propose FiX, a 4-bit quantisation scheme for attention kernels."
+    )
+    assert explain_hit(["imagenet", "memory"], None, TEXT)[1].startswith("On ImageNet-1K")
+    assert explain_hit([], None, TEXT)[1] == "Large models are costly to serve."
+    assert explain_hit(["x"], None, "") == ([], "")
+
+
+def test_long_sentence_is_cut_at_a_word_with_an_ellipsis():
+    sentence = "word " * 100 + "end."
+    _, cut = explain_hit(["word"], None, sentence)
+    assert cut.endswith("…") and len(cut) <= SNIPPET_CHARS + 1
+    assert not cut[:-1].endswith(" ")
+
+
+def test_search_hits_carry_terms_and_snippet(tmp_path):
+    path = tmp_path / "f.txt"
+    path.write_text("ICML 2026 Papers\n\n" + TEXT + "\n", encoding="utf-8")
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([path])
+        (hit,) = lib.search("attention quantisation", mode="bm25")
+        assert hit.terms == ["attention", "quantisation"]
+        assert hit.snippet == "We propose FiX, a 4-bit quantisation scheme for attention kernels."
