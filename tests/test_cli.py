@@ -107,3 +107,15 @@ def test_show_prints_every_card_field_and_export_names_a_missing_folder(
     result = run("export", "--format", "csv", "--out", str(out))
     assert result.exit_code == 2 and f"{out}: folder {out.parent} does not exist" in result.stderr
     assert not out.parent.exists()
+
+
+def test_a_db_in_a_missing_folder_is_an_error_except_for_ingest(tmp_path: Path, icml_dir: Path) -> None:
+    db = tmp_path / "typo" / "lib.db"
+    runner = CliRunner()
+    for args in (["stats"], ["search", "x"], ["export"]):
+        result = runner.invoke(cli, ["--db", str(db), *args])
+        assert result.exit_code == 1
+        assert f"{db}: no library there (folder {db.parent} does not exist)" in result.stderr
+    assert not db.parent.exists()
+    assert runner.invoke(cli, ["--db", str(db), "ingest", str(icml_dir)]).exit_code == 0
+    assert runner.invoke(cli, ["--db", str(db), "stats"]).exit_code == 0

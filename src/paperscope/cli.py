@@ -35,9 +35,20 @@ class _Group(click.Group):
             raise click.ClickException(str(exc)) from exc
 
 
-def _library(ctx: click.Context) -> Library:
+def _library(ctx: click.Context, create: bool = False) -> Library:
+    """Open the library; only ``create`` commands (ingest, demo) may make a ``--db`` file's folder.
+
+    Raises:
+        click.ClickException: ``--db`` names a file in a folder that does not exist (a typo
+            would otherwise silently open a new, empty library).
+    """
     if "library" not in ctx.obj:
-        ctx.obj["library"] = ctx.with_resource(Library(ctx.obj["db"]))
+        db = ctx.obj["db"]
+        if db is not None and not create and not Path(db).parent.is_dir():
+            raise click.ClickException(
+                f"{db}: no library there (folder {Path(db).parent} does not exist); check --db or PAPERSCOPE_DB"
+            )
+        ctx.obj["library"] = ctx.with_resource(Library(db))
     return ctx.obj["library"]
 
 
@@ -134,7 +145,7 @@ def ingest(
 
     Example: paperscope ingest examples/icml2026 papers.csv --map abstract=Summary
     """
-    report = _library(ctx).ingest(
+    report = _library(ctx, create=True).ingest(
         paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict, cards=cards
     )
     if as_json:
@@ -385,7 +396,7 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
         for suffix in ("", "-wal", "-shm"):
             Path(str(db) + suffix).unlink(missing_ok=True)
     ctx.obj["db"] = db
-    lib = _library(ctx)
+    lib = _library(ctx, create=True)
     click.echo(f"== ingest {folder} into {db}")
     _print_report(lib.ingest([folder], progress=sys.stderr.isatty()))
     click.echo("")
