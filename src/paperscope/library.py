@@ -287,7 +287,7 @@ class Library:
             fusion=fusion,
             memory_bm25=self.memory_bm25,
         )
-        shown = papers.hit_labels(self.store.conn, [item.paper_id for item in ranked])
+        shown = papers.hit_rows(self.store.conn, [item.paper_id for item in ranked])
         hits = []
         wanted = query_terms(query)
         for item in ranked:

@@ -131,10 +131,10 @@ def test_failure_mid_file_rolls_back_the_whole_file(
     assert {t: fresh_library.store.count(t) for t in before} == before
 
 
-def test_hit_labels_match_get_paper_on_titleless_papers_with_cards(icml_library: Library) -> None:
+def test_hit_rows_match_get_paper_on_titleless_papers_with_cards(icml_library: Library) -> None:
     conn = icml_library.store.conn
     ids = [r[0] for r in conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
-    shown = papers.hit_labels(conn, ids + ["000000000000"])
+    shown = papers.hit_rows(conn, ids + ["000000000000"])
     assert len(ids) == 95 and set(shown) == set(ids)
     for paper_id in ids:
         paper = papers.get_paper(conn, paper_id)

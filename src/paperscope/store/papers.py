@@ -17,7 +17,7 @@ __all__ = [
     "save_cards",
     "papers_needing_cards",
     "get_paper",
-    "hit_labels",
+    "hit_rows",
     "iter_papers",
     "resolve_paper_id",
     "update_paper_fields",
@@ -257,7 +257,7 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
     return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
 
 
-def hit_labels(
+def hit_rows(
     conn: sqlite3.Connection, paper_ids: list[str]
 ) -> dict[str, tuple[str, list[Source], str | None, str]]:
     """Return ``paper_id -> (label, sources, title, clean_text)`` for the listed papers that exist.
