@@ -12,6 +12,13 @@ CASES = [
     # LaTeX math and commands (all seen in examples/icml2026)
     (r"up to 65$\times$ storage reduction", "up to 65× storage reduction"),
     (r"C$^2$R", "C²R"),
+    (r"Classifier$^+$ (A-VARC$^+$)", "Classifier⁺ (A-VARC⁺)"),
+    (r"at \href{https://a.org/r/x}{\textcolor{black}{https://a.org/r/x}}.", "at https://a.org/r/x."),
+    (r"see \href{https://a.org/q}{our \textbf{code}}", "see our code https://a.org/q"),
+    (
+        r"ranking systems---variants of a Bradley--Terry model",
+        "ranking systems—variants of a Bradley–Terry model",
+    ),
     (r"$\mathcal{O}(n)$ memory", "O(n) memory"),
     (r"$\widetilde{\mathcal{O}}(\sqrt{KT})$", "O(√(KT))"),
     (r"$\ell_2$ norm", "l_2 norm"),

@@ -7,7 +7,8 @@ Pipeline of :func:`clean_text` (each step runs once, in this order):
 3. URLs are set aside (they may hold ``_``, ``%`` or ``~``), markdown links become their text.
 4. LaTeX math and commands become Unicode via pylatexenc (``9.6$\\times$`` to ``9.6×``,
    ``$\\mathcal{O}(n)$`` to ``O(n)``, ``C$^2$R`` to ``C²R``, ``\\textit{x}`` to ``x``).
-5. URLs are put back and whitespace is collapsed.
+5. TeX dash ligatures between words become dashes (``---`` to ``—``, ``Bradley--Terry`` to ``Bradley–Terry``).
+6. URLs are put back and whitespace is collapsed.
 
 HTML entities are not part of it: ingest decodes them exactly once with :func:`decode_entities`
 before storing the original text, so that ``&amp;amp;`` stays ``&amp;`` and never becomes ``&``.
@@ -38,7 +39,8 @@ __all__ = [
 ]
 
 _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]|\\^]+", re.IGNORECASE)
-_LATEX_URL_RE = re.compile(r"\\(?:url|href)\{([^{}]+)\}(?:\{([^{}]*)\})?")
+# The link text may hold one level of braces: \href{u}{\textcolor{black}{u}}.
+_LATEX_URL_RE = re.compile(r"\\(?:url|href)\{([^{}]+)\}(?:\{((?:[^{}]|\{[^{}]*\})*)\})?")
 _MD_LINK_RE = re.compile(r"\[([^\]\n]+)\]\((\s*https?://[^)\s]+)\s*\)")
 _MD_BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_ITALIC_RE = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
@@ -54,7 +56,7 @@ _LATEX_CMD_RE = re.compile(
     r"|\{(?:[^{}]|\{[^{}]*\})*\}"
 )
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ")
-_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|([0-9]{1,4}(?![0-9])|[niT]))")
+_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|([0-9]{1,4}(?![0-9])|[niT+]))")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WS_RE = re.compile(r"\s+")
 _MACRO_NAME_RE = re.compile(r"\\[a-zA-Z]+\*?")
@@ -190,7 +192,13 @@ def _protect_urls(text: str) -> tuple[str, list[str]]:
         urls.append(url)
         return _PLACEHOLDER.format(len(urls) - 1)
 
-    text = _LATEX_URL_RE.sub(lambda m: (m.group(2) + " " if m.group(2) else "") + stash(m.group(1)), text)
+    def latex_link(m: re.Match[str]) -> str:
+        label = m.group(2) or ""
+        # A link whose text is its own address ("\href{u}{u}") gives the address once.
+        keep = label and m.group(1).strip() not in label
+        return (label + " " if keep else "") + stash(m.group(1))
+
+    text = _LATEX_URL_RE.sub(latex_link, text)
     text = _MD_LINK_RE.sub(lambda m: f"{m.group(1)} ({stash(m.group(2).strip())})", text)
 
     def bare(m: re.Match[str]) -> str:
@@ -221,6 +229,10 @@ def decode_entities(text: str) -> str:
     return html.unescape(text) if "&" in text else text
 
 
+_EM_DASH_RE = re.compile(r"(?<=[\w\s])---(?=[\w\s])")
+_EN_DASH_RE = re.compile(r"(?<=\w)--(?=\w)")
+
+
 def clean_text(original: str) -> str:
     """Return the clean text of ``original``: the form every index and extractor reads.
 
@@ -231,6 +243,9 @@ def clean_text(original: str) -> str:
     # Markdown first: `_https://x.org/a_` is an italic URL, not a URL ending in "_".
     text, urls = _protect_urls(_strip_markdown(text))
     text = latex_to_text(text)
+    if "--" in text:  # TeX dash ligatures: "systems---variants", "Bradley--Terry"
+        text = _EM_DASH_RE.sub("—", text)
+        text = _EN_DASH_RE.sub("–", text)
     if urls:
         text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
     # Markdown links become "text (url)"; the URL stays for the extractors.

@@ -60,3 +60,31 @@ def test_reached_context_length_is_a_claim_but_training_tokens_are_not():
 
     claims = extract_claims("Trained on 300B tokens, it handles context lengths of up to 2M tokens.")
     assert [(c.value, c.unit) for c in claims] == [("2", "M tokens")]
+
+
+def test_shared_metric_signed_gains_and_fps():
+    text = (
+        "Strong models reach only 31.5 and 47.25 accuracy on hard cases. Our model runs at 48 FPS and "
+        "lifts methods like AlphaSeg (+2.3) without extra cost."
+    )
+    got = [(v, u) for v, u, _ in _claims(text)]
+    assert got == [("31.5", "accuracy"), ("47.25", "accuracy"), ("48", "FPS"), ("2.3", "pp")]
+    whats = {v: w for v, _, w in _claims(text)}
+    assert whats["2.3"] == "gain for AlphaSeg"
+    assert "31.5" not in whats["31.5"] and whats["31.5"]
+
+
+def test_baselines_of_before_after_pairs_are_not_claims():
+    text = (
+        "Our method improves QAx from 12.0% to 24.7%, lifts RoadQA: 19.6% → 57.1%, and beats the "
+        "baseline by nearly 40 absolute points (71.56% vs. 31.83%)."
+    )
+    got = [(v, u) for v, u, _ in _claims(text)]
+    assert got == [("24.7", "%"), ("57.1", "%"), ("40", "pp"), ("71.56", "%")]
+    whats = {v: w for v, _, w in _claims(text)}
+    assert whats["57.1"].endswith("RoadQA")
+
+
+def test_numbers_inside_names_are_not_metric_values():
+    text = "It reaches a perplexity of 7.1 at 64K tokens on PG-19 perplexity tasks and ResNet-50 x2 speed."
+    assert [(v, u) for v, u, _ in _claims(text)] == [("7.1", "perplexity")]

@@ -74,3 +74,50 @@ def test_list_items_that_are_plain_words_or_numbers_are_not_datasets():
 
     clean = clean_text("Gains hold on benchmarks such as Oxford, 26.95dB and 3D scenes alike.")
     assert extract_datasets(clean) == []
+
+
+def test_lower_case_bench_suffix_and_own_dataset_appositions():
+    text = (
+        "We introduce TrailSet (Trail Annotations for Learning), a carefully curated dataset of hikes, "
+        "and evaluate on QA-bench."
+    )
+    assert _datasets(text) == ["TrailSet", "QA-bench"]
+
+
+def test_own_dataset_after_a_head_noun_and_comma():
+    text = "We construct a corresponding dataset, RoadQA-50K, through an automatic pipeline."
+    assert _datasets(text) == ["RoadQA-50K"]
+
+
+def test_names_a_result_is_reported_on():
+    text = (
+        "Our model reaches 81.2% pass@8 on ProveSet-2 and improves TabQA-X from 12.0% to 24.7%, "
+        "with SOTA on the CityNav4 suite. Humans voted in Q-Sort Arena."
+    )
+    assert _datasets(text) == ["ProveSet-2", "TabQA-X", "CityNav4", "Q-Sort Arena"]
+
+
+def test_version_suffix_and_no_shorter_duplicate():
+    text = "Scores rise on LongBench v2 and on SWE-bench Verified."
+    assert _datasets(text) == ["LongBench v2", "SWE-bench Verified"]
+
+
+def test_own_dataset_named_before_its_head_noun_or_as_an_environment():
+    text = (
+        "We introduce the Grounded Scene Captions (GSCap) dataset. We also introduce MemArena-Gym, an "
+        "interactive environment for evaluating memory."
+    )
+    assert _datasets(text) == ["GSCap", "MemArena-Gym"]
+
+
+def test_pair_before_a_plural_head_experiments_on_and_no_model_or_modality_names():
+    text = (
+        "On the GSX and ObjVerse3D datasets errors halve. Experiments on DomainSuite confirm it, and "
+        "results on LLaMB-8B too. We release a real-to-sim RGB-D dataset."
+    )
+    assert _datasets(text) == ["GSX", "ObjVerse3D", "DomainSuite"]
+
+
+def test_apposition_stops_at_another_head_noun():
+    text = "We propose TABZ, an end-to-end tabular compression model that compresses the training dataset."
+    assert _datasets(text) == []

@@ -80,3 +80,17 @@ def test_head_noun_of_an_abbreviated_long_form_with_its_purpose_clause():
 def test_participial_aside_before_which_is_skipped_in_the_tail():
     text = "We propose SIX, based on random restarts, which measures how often a solver agrees with itself."
     assert _label(text) == "SIX — measures how often a solver agrees with itself"
+
+
+def test_own_acronym_is_not_the_opening_task_and_hyphen_parts_spell_letters():
+    text = (
+        "We study retrieval at scale. We introduce Long-Range Memory Routing (LRMR), which routes "
+        "queries to memory shards."
+    )
+    assert _label(text).startswith("LRMR — Long-Range Memory Routing")
+    assert "introduce" not in _label(text)
+
+
+def test_label_clause_stops_before_i_e():
+    text = "We present a two-stage method (FaceMix) to separate identity, i.e., the face, from pose."
+    assert _label(text) == "FaceMix — two-stage method to separate identity"

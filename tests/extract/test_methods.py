@@ -193,3 +193,144 @@ def test_coined_adjectives_and_plural_acronyms_are_not_names():
 def test_capitalised_phrase_before_a_dataset_apposition_is_not_a_lower_case_name():
     text = "We introduce Mars-Gold with new metrics, a dataset of rover dialogues."
     assert "Mars-Gold with new metrics" not in [n for n, _ in _names(text)]
+
+
+# Session 3 rules, each on sentences written by us.
+def _only_names(original: str) -> list[str]:
+    return [name for name, _ in _names(original)]
+
+
+def test_puts_forth_is_a_cue_and_the_resultant_coined_name_is_own():
+    text = (
+        "This work puts forth sparse TPE (SparTPE), which prunes the search tree. Applied to "
+        "Bayesian optimisation, the resultant SparBO converges faster."
+    )
+    assert _only_names(text) == ["SparTPE", "SparBO"]
+
+
+def test_acronym_the_authors_later_call_ours_is_own():
+    # "derive" before a lower-case object is no cue; "our RKM" later says whose it is.
+    text = (
+        "We derive a regularised kernel method (RKM) for streaming data. Unlike prior solvers, "
+        "our RKM needs no tuning."
+    )
+    assert _only_names(text) == ["RKM"]
+
+
+def test_acronym_cut_from_the_cue_by_based_on_is_own_when_it_reports_results():
+    text = (
+        "We propose a novel solver based on tree pruning and caching (TPC). Experiments show that "
+        "TPC outperforms strong baselines."
+    )
+    assert _only_names(text) == ["TPC"]
+
+
+def test_acronym_of_prior_work_with_results_is_not_own_without_a_we_sentence():
+    text = "Tree pruning and caching (TPC) is popular. TPC outperforms older solvers. We study why."
+    assert _only_names(text) == []
+
+
+def test_component_long_form_ending_in_module_is_own():
+    text = "We use the Cross Scale Fusion Module (CSFM), which merges features from four scales."
+    assert _only_names(text) == ["CSFM"]
+
+
+def test_a_problem_setting_the_paper_poses_is_not_a_method():
+    text = (
+        "We introduce a new problem setting, Open-World Continual Retrieval (OWCR). To solve OWCR, "
+        "we present a framework, Memory Anchored Prompt Routing (MAPR)."
+    )
+    assert _only_names(text) == ["MAPR"]
+
+
+def test_acronym_followed_by_task_is_a_task():
+    text = "We introduce a new audio captioning (AC) task paradigm, with a dataset, AC-20K, for it."
+    assert "AC" not in _only_names(text)
+
+
+def test_apposition_after_a_head_noun_with_comma_names_the_dataset():
+    text = "We construct a new dataset, ShelfQA-9K, and we build a benchmark, ShelfBench, on it."
+    assert _only_names(text) == ["ShelfQA-9K", "ShelfBench"]
+
+
+def test_coined_token_and_a_title_case_head_are_one_name():
+    text = "Vision models lack ZeroTrans (ZT). We further introduce the ZT Score, a novel metric for it."
+    assert _only_names(text) == ["ZT Score"]
+
+
+def test_singular_of_a_plural_short_form_is_a_kind_not_a_name():
+    text = (
+        "We propose FaceGen, which predicts Facial Landmarks (FLs) from audio. We introduce an FL "
+        "smoothing strategy for it."
+    )
+    assert _only_names(text) == ["FaceGen"]
+
+
+def test_filler_adjective_may_start_a_long_form():
+    assert find_long_form("we introduce a novel robust sparse Bellman", "RSB") == (
+        21,
+        "robust sparse Bellman",
+    )
+
+
+def test_name_we_refer_to_as_and_a_second_joined_cue_verb():
+    assert _only_names("This gives a scheme that we refer to as TANGO (Two-stage Anchor Net).") == ["TANGO"]
+    text = "We first clean the training recipe and present Orca-Fix, an open model for repair."
+    assert _only_names(text) == ["Orca-Fix"]
+    assert _only_names("This motivates us to introduce RouteMem-Tuning, an architecture for it.") == [
+        "RouteMem-Tuning"
+    ]
+
+
+def test_recently_proposed_names_are_prior_work():
+    text = "We propose a scheme. Our models outperform recently proposed ViSTA encoders."
+    assert "ViSTA" not in _only_names(text)
+
+
+def test_plural_looking_short_form_of_one_framework_is_the_name():
+    text = "We introduce Typed Program Cascades (TPCs), a framework that learns typed programs."
+    assert _names(text) == [("TPCs", "Typed Program Cascades")]
+
+
+def test_size_variants_of_a_named_model_are_not_more_names():
+    text = (
+        "We introduce Lumen-Prover, a family of provers. Our small model, Lumen-Prover-7B, and our "
+        "flagship, Lumen-Prover-70B, lead the field."
+    )
+    assert _only_names(text) == ["Lumen-Prover"]
+
+
+def test_component_module_without_a_we_sentence_and_reverse_our_apposition():
+    text = (
+        "We propose ForgetNet. The model then activates a Local Pruning Module (LPM) when needed. "
+        "In tests, JudgeX-7B, our compact judge, beats larger ones."
+    )
+    assert _only_names(text) == ["ForgetNet", "LPM", "JudgeX-7B"]
+
+
+def test_name_after_our_model_comma_and_after_central_to_our_approach():
+    text = (
+        "Central to our approach is LayerGraph, a four-layer abstraction. Trained on scans, our fully "
+        "self-supervised model, Screenwise, outperforms prior methods."
+    )
+    assert _only_names(text) == ["LayerGraph", "Screenwise"]
+
+
+def test_existing_model_named_after_a_use_verb_is_not_own():
+    text = "We present SharpFix, a framework that adapts a large diffusion transformer (Flux.1) to repair."
+    assert _only_names(text) == ["SharpFix"]
+
+
+def test_link_text_in_bold_and_a_termed_task_are_not_names():
+    text = (
+        "Resource placement is hard. This task is termed RP-NET. See **Anonymous Page**: https://x.github.io"
+    )
+    assert _only_names(text) == []
+
+
+def test_by_introducing_is_a_cue_and_a_proposed_plural_model_class_is_named():
+    text = (
+        "We advance this line by introducing the Neural Power Mean (NPM). We further propose power-mean "
+        "neural networks (PMNNs), which use the NPM as aggregation."
+    )
+    assert _only_names(text) == ["NPM", "PMNNs"]

@@ -6,8 +6,8 @@ Match rules (written down, as the issue asks):
   :func:`paperscope.text.fold`, so matching is case- and LaTeX-insensitive (gold ``C2R`` or
   ``C$^2$R`` matches our ``C²R``).
 * ``code_urls``: exact string equality.
-* ``claims``: equal value (as a number) and unit, with ``×``, ``x`` and ``X`` the same unit;
-  the ``what`` text is not compared.
+* ``claims``: equal value (as a number) and unit, with ``×``, ``x`` and ``X`` the same unit and
+  ``pp``, ``points`` and ``percentage points`` the same unit; the ``what`` text is not compared.
 * ``contribution_types``: equal strings.
 * ``tasks``: a predicted phrase matches a gold phrase when their content-word sets have a
   Jaccard overlap of at least 0.5 (phrasing differs too much for equality).
@@ -67,9 +67,23 @@ def _name_key(name: str) -> str:
     return fold(clean_text(name))
 
 
-def _claim_key(value: Any, unit: str) -> tuple[float, str]:
-    unit = {"×": "x", "X": "x"}.get(unit, unit)
-    return round(float(str(value).replace(",", "")), 6), unit
+#: Units written several ways: factors, and percentage points ("+4 points" is "+4 pp").
+_UNIT_SYNONYMS = {"×": "x", "x": "x", "percentage points": "pp", "points": "pp", "pts": "pp", "pp": "pp"}
+
+
+def _claim_key(value: Any, unit: str) -> tuple[float | str, str]:
+    """Return the matching key of a claim: the value as a number and the unit, synonyms merged.
+
+    A magnitude suffix moves to the unit ("64K" tokens is 64 "K tokens", as the extractor writes
+    it); a value that is no number at all is compared as written.
+    """
+    unit = _UNIT_SYNONYMS.get(unit.strip().lower(), unit.strip())
+    m = re.fullmatch(r"\s*([+\-−]?[\d,]*\.?\d+)\s*([KMB])?\s*", str(value))
+    if m is None:
+        return str(value).strip(), unit
+    if m.group(2):
+        unit = f"{m.group(2)} {unit}"
+    return round(float(m.group(1).replace(",", "").replace("−", "-")), 6), unit
 
 
 def _task_tokens(text: str) -> set[str]:

@@ -24,7 +24,7 @@ from .urls import extract_urls
 __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first_card", "build_cards"]
 
 #: Bumped whenever an extractor changes its output; cards of another version are rebuilt.
-EXTRACTOR_VERSION = "0.5"
+EXTRACTOR_VERSION = "0.6"
 
 
 #: Version tag of the quick card written at ingest; it is replaced by the full card.

@@ -4,8 +4,9 @@ Read from the clean text, where LaTeX is already Unicode and entities are decode
 ``9.6$\times$`` arrives as ``9.6×`` and ``&lt;1%`` as ``<1%`` (bugs/CASES.md cases 5 and 6).
 
 A claim is a number with a result unit: a factor (``65×``, ``94x``, ``1.3X``), a percentage
-(``3.28%``, ``<1%``, ``> 90%``), percentage points (``2.1 pp``, ``4 points``), or a value next to
-a named metric (``12.8 IR@1``, ``a gFID of 3.2``, ``+13% mIoU``). Plain counts without such a unit
+(``3.28%``, ``<1%``, ``> 90%``), percentage points (``2.1 pp``, ``4 points``, a signed gain after a name: ``REIN (+1.2)``),
+or a value next to a named metric (``12.8 IR@1``, ``a gFID of 3.2``, ``+13% mIoU``, ``54 FPS``;
+two numbers may share one: ``24.06 and 51.01 accuracy``). Plain counts without such a unit
 (``100,000 images``, ``370M parameters``, ``64 training epochs``) are sizes or settings, not
 results, and are left out; so are percentages that set a budget rather than report one
 (``top-5%``, ``p < 0.05``, ``at 50% sparsity``).
@@ -22,15 +23,26 @@ __all__ = ["Claim", "extract_claims", "METRIC_UNITS"]
 METRIC_UNITS = (
     r"[A-Z]{1,3}@\d+|[Pp]ass@\d+|[Rr]ecall@\d+|[Hh]it(?:s)?@\d+|nDCG@\d+|NDCG@\d+|MRR@\d+|mIoU|mAP|AP50|AP|"
     r"g?FID|FVD|IS|BLEU|ROUGE(?:-[L12])?|METEOR|CIDEr|SPICE|PSNR|SSIM|LPIPS|AUROC|AUC|AUPRC|F1|EM|WER|CER|"
-    r"dB|BPD|bpd|PPL|perplexity|Elo|ELO"
+    r"dB|BPD|bpd|PPL|perplexity|Elo|ELO|FPS|accuracy"
 )
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _REL = r"(?:[<>≤≥~≈]|&lt;|&gt;)"
 # Each pattern starts at the digit (fast to scan); a bound written before it ("<1%") is read apart.
-_FACTOR_RE = re.compile(rf"(?<![\w.])({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
+_FACTOR_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
 _REL_BEFORE_RE = re.compile(rf"({_REL})\s?$")
-_PERCENT_RE = re.compile(rf"(?<![\w.])([+\-−]?)({_NUM})\s?(%|percentage points|percent|pp\b|points\b)")
-_METRIC_AFTER_RE = re.compile(rf"(?<![\w.])({_NUM})\s+({METRIC_UNITS})(?![\w])")
+_PERCENT_RE = re.compile(
+    rf"(?<![\w.])([+\-−]?)({_NUM})\s?(%|(?:absolute\s+)?percentage points|percent|pp\b|(?:absolute\s+)?points\b)"
+)
+# The baseline of a before/after pair is not a result of the paper: "from 12.0% to 24.7%",
+# "19.6% → 57.1%", "(71.56% vs. 31.83%)" (the number after "vs.").
+_BASELINE_AFTER_RE = re.compile(rf"^\s*(?:to|→|->|⟶)\s*{_REL}?\s*\d")
+_BASELINE_BEFORE_RE = re.compile(r"(?:\bvs\.?|\bversus|\bcompared\s+to)\s*$")
+# Never a number inside a name: "perplexity at 64K tokens on PG-19".
+_METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s+({METRIC_UNITS})(?![\w])")
+# The first of two numbers that share a metric: "achieving only 24.06 and 51.01 accuracy".
+_SHARED_UNIT_RE = re.compile(rf"(?<![\w.])({_NUM})\s*(?:,|and|or|,\s*and)\s*$")
+# A signed gain in parentheses after a name: "methods like REIN (+1.2) and SoMA (+0.5)".
+_PAREN_GAIN_RE = re.compile(rf"(?<=[\w)])\s\(\+\s?({_NUM})\)")
 _METRIC_BEFORE_RE = re.compile(
     rf"(?<![\w@])({METRIC_UNITS})\s+(?:score\s+)?(?:of|=|:|at)\s+({_NUM})(?![\w.]\d)"
 )
@@ -122,8 +134,15 @@ def _what(clean: str, start: int, end: int) -> str:
     if words and words[0].lower() not in _FUNCTION_WORDS:
         return " ".join(words).strip(" -")
     before = clean[max(0, start - 80) : start]
-    before = re.sub(r"\s*(?:up to|by|of|to|over|reaching|achieving|achieves|with)\s*$", "", before.rstrip())
-    stops = list(re.finditer(r"[,;:()]|\b(?:and|while|which|that|where)\b", before))
+    before = re.sub(r"(?:\s*[\d.,]+\s*(?:and|or|,))+\s*$", "", before.rstrip())  # "24.06 and 51.01 accuracy"
+    before = re.sub(r"\s*(?:from\s+)?[\d.,]+\s?%?\s*(?:→|->|to)\s*$", "", before)  # "GSM8K: 19.6% → 57.1%"
+    before = re.sub(
+        r"\s*(?:up to|by|of|to|over|reaching|achieving|achieves|with|only)(?:\s+only)?\s*$",
+        "",
+        before.rstrip(),
+    ).rstrip(" ,;:")
+    before = re.sub(r"\s*[(:]$", "", before)  # "(71.56% vs. 31.83%)", "GSM8K: …": the words before
+    stops = list(re.finditer(r"[,;:()]|\.\s|\b(?:and|while|which|that|where)\b", before))
     phrase = before[stops[-1].end() :] if stops else before
     words = phrase.split()[-5:]
     while words and words[0].lower() in _FUNCTION_WORDS:
@@ -171,8 +190,12 @@ def extract_claims(clean: str) -> list[Claim]:
             continue
         if _SETTING_AFTER_RE.match(clean[m.end() :]):
             continue
+        if _BASELINE_AFTER_RE.match(clean[m.end() : m.end() + 12]) or _BASELINE_BEFORE_RE.search(
+            clean[max(0, m.start() - 12) : m.start()]
+        ):
+            continue
         rel, start = relation(m.start())
-        unit = "%" if m.group(3) in ("%", "percent") else "pp"
+        unit = "%" if m.group(3) in ("%", "percent") else "pp"  # "40 absolute points" is 40 pp
         add(m.group(2), unit, start, m.end(), rel)
     if " per " in clean:
         for m in _TIME_PER_RE.finditer(clean):
@@ -182,6 +205,15 @@ def extract_claims(clean: str) -> list[Claim]:
             add(m.group(1), f"{m.group(2)} tokens", m.start(1), m.end())
     for m in _METRIC_AFTER_RE.finditer(clean):
         add(m.group(1), m.group(2), m.start(), m.end())
+        first = _SHARED_UNIT_RE.search(clean, max(0, m.start() - 20), m.start())
+        if first:
+            add(first.group(1), m.group(2), first.start(1), first.end(1))
+    if "(+" in clean:
+        for m in _PAREN_GAIN_RE.finditer(clean):
+            add(m.group(1), "pp", m.start(1) - 1, m.end(1))
+            name = re.search(r"(\S+)\s*$", clean[max(0, m.start() - 40) : m.start()])
+            if name and claims[-1].start == m.start(1) - 1:
+                claims[-1].what = f"gain for {name.group(1)}"
     for m in _METRIC_BEFORE_RE.finditer(clean):
         add(m.group(2), m.group(1), m.start(), m.end())
     return sorted(claims, key=lambda c: c.start)

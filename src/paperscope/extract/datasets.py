@@ -41,7 +41,7 @@ class DatasetMention:
         return {"name": self.name, "start": self.start, "end": self.end, "source": self.source}
 
 
-_SUFFIX = r"(?:-(?:\d+(?:\.\d+)?[KkMmBb]?|[A-Z]\d*|v\d+|[Cc]|LT))?"
+_SUFFIX = r"(?:-(?:\d+(?:\.\d+)?[KkMmBb]?|[A-Z]\d*|v\d+|[Cc]|LT)|\s[vV]\d+(?:\.\d+)?(?![\w.]))?"
 _HEADWORD_RE = re.compile(
     r"\s*(?:dataset|datasets|data\s+set|benchmark|benchmarks|corpus|corpora|suite)\b", re.I
 )
@@ -51,8 +51,30 @@ _NAME_TOKEN = r"[A-Z][\w\-.+]*[\w+]|[A-Z]"
 _PATTERN_RE = re.compile(
     rf"(?<![\w-])((?:{_NAME_TOKEN})(?:\s+(?:{_NAME_TOKEN}))?)\s+(?:dataset|datasets|benchmark|corpus|data\s+set)\b"
 )
-_BENCH_TOKEN_RE = re.compile(r"(?<![\w-])([A-Za-z][\w\-]*Bench(?:mark)?)(?![\w-])")
+_BENCH_TOKEN_RE = re.compile(r"(?<![\w-])([A-Za-z][\w\-]*(?:Bench(?:mark)?|-bench))(?![\w-])")
 _SLASH_RE = re.compile(r"(?<![\w-])([A-Za-z][\w]*-)(\d+)((?:/\d+)+)(?![\w])")
+_OWN_APPOSITIVE_RE = re.compile(
+    # the modifiers stop at another head noun or a clause: "TACO, an … compression model that
+    # compresses the training dataset" names a model
+    r"\s*(?:\([^()]{1,120}\))?,\s+(?:a|an|the)\s+"
+    r"(?:(?!(?:model|method|approach|algorithm|system|that|which|for|to|of|with|in|on)\b)[\w-]+,?\s+){0,8}"
+    r"(?:dataset|benchmark(?:ing)?|corpus|environment|testbed|arena)s?\b"
+)
+#: Where a result names its benchmark: "84.6% pass@32 on MiniF2F", "scores on RULER-QA from 73.2 to
+#: 88.9", "improving FinQA from 12.0% to 24.7%", "100% Recall@10 on SPED".
+_RESULT_ON_RE = re.compile(
+    r"(?:\d%|\d|@\d+|\bscores?|\baccuracy|\bperformance|\bresults?|\bSOTA|\bstate-of-the-art"
+    r"|\b[Ee]xperiments|\b[Ee]valuations?|\bevaluated|\btested|\bvalidated)\s+on\s+"
+    r"(?:the\s+)?([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])"
+)
+_FROM_TO_RE = re.compile(
+    r"(?<![\w-])([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])\s+from\s+[\d.]+\s?%?\s+to\s+[\d.]+"
+)
+#: Two names sharing a plural head: "On the GSO and OmniObject3D datasets".
+_PAIR_HEAD_RE = re.compile(
+    r"(?<![\w-])([A-Z][\w\-.+]*[\w+])\s+and\s+(?:the\s+)?([A-Z][\w\-.+]*[\w+])\s+(?:datasets|benchmarks)\b"
+)
+_ARENA_RE = re.compile(r"(?<![\w-])((?:[A-Z][\w\-]*\s)?[A-Z][\w\-]*\sArena)\b")
 _LIST_SEP_RE = re.compile(r"^(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|/)")
 _NON_NAMES = {
     "The",
@@ -90,7 +112,7 @@ def _gazetteer() -> tuple[dict[str, list[str]], dict[str, bool]]:
     return by_first, names
 
 
-_GAZ_TOKEN_RE = re.compile(r"[^\s,;:()\[\]/\"']+")
+_GAZ_TOKEN_RE = re.compile(r"(?:[^\s,;:()\[\]/\"']|'(?=[a-z]))+")  # "Humanity's Last Exam"
 _GAZ_END_RE = re.compile(rf"{_SUFFIX}(?![\w]|-\w|\.\d)")
 
 
@@ -219,7 +241,15 @@ def extract_datasets(
     own_keys = {fold(m.name) for m in methods or []}
     defined = (defined_short_forms(clean) if defined is None else defined) - own_keys
 
+    def covered(start: int, end: int) -> bool:
+        """True when a longer name already found spans this one ("SWE-bench" in "SWE-bench Verified")."""
+        return any(
+            d.start <= start and end <= d.end and (d.start, d.end) != (start, end) for d in found.values()
+        )
+
     def add(name: str, start: int, end: int, source: str) -> None:
+        if covered(start, end):
+            return
         key = fold(name)
         if key not in found or found[key].start > start:
             found[key] = DatasetMention(name, start, end, source)
@@ -276,13 +306,38 @@ def extract_datasets(
         if is_coined(m.group(1)) or "-" in m.group(1):
             add(m.group(1), m.start(1), m.end(1), "pattern")
 
+    # Names a result is reported on: coined or with a digit, never a generic term or an own method.
+    pairs = [(m.group(k), m.start(k)) for m in _PAIR_HEAD_RE.finditer(clean) for k in (1, 2)]
+    results = [(m.group(1), m.start(1)) for r in (_RESULT_ON_RE, _FROM_TO_RE) for m in r.finditer(clean)]
+    for name, start in [*pairs, *results]:
+        name = name.rstrip(".")
+        if (
+            (is_coined(name) or re.search(r"[A-Za-z]\d|\d[A-Za-z]", name))
+            and not is_generic(name)
+            and fold(name) not in own_keys
+            and fold(name) not in defined
+            and name not in _NON_NAMES
+            and not re.search(r"-\d+(?:\.\d+)?[BM]$", name)  # "LLaDA-8B": a model size, not a dataset
+        ):
+            add(name, start, start + len(name), "pattern")
+    if "Arena" in clean:
+        for m in _ARENA_RE.finditer(clean):
+            if m.group(1).split()[0] not in _NON_NAMES:
+                add(m.group(1), m.start(1), m.end(1), "pattern")
+
     for method in methods or []:
         heads = [method.name.split()[-1], (method.long_form or "x").split()[-1]]
-        after = clean[method.end : method.end + 60]
+        after = clean[method.end : method.end + 160]
+        before = clean[max(0, method.start - 40) : method.start]
         if (
             any(_DATASET_WORD_RE.fullmatch(h) for h in heads)
             or re.search(r"(?<=[a-z0-9])-?Bench(?:mark)?\b", method.name)
-            or re.match(r",\s+(?:a|an)\s+(?:[\w-]+,?\s+){0,3}(?:dataset|benchmark|corpus)", after)
+            # "CLASH (…), a meticulously curated dataset", "ArEnAV, the first large-scale … dataset"
+            or _OWN_APPOSITIVE_RE.match(after)
+            # "we construct a corresponding dataset, GIQA-160K"
+            or re.search(r"\b(?:dataset|benchmark|corpus)\s*,\s*$", before)
+            # "the Grounded Chain-of-Thought (GCoT) dataset", "(SCaR) benchmark comprising …"
+            or re.match(r"\)?\s*(?:dataset|benchmark|corpus)\b", after)
         ):
             add(method.name, method.start, method.end, "own")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ..text import fold
 from ._spans import is_generic, scrub, split_sentences
 from .methods import MethodName, primary_method
 
@@ -84,9 +85,12 @@ _CLAUSE_AFTER_RE = re.compile(
     r"((?:that|which|to|for)\s[^;.:(]+)"
 )
 #: A tail that starts with a conjunction continues the verb phrase, not the name ("X and implement …").
-_BAD_TAIL_RE = re.compile(r"^(?:and|or|but|to|yet|then|so|as|in|on|with)\b", re.IGNORECASE)
+_BAD_TAIL_RE = re.compile(
+    r"^(?:and|or|but|to|yet|then|so|as|in|on|with|through|via|by|from|for)\b", re.IGNORECASE
+)
 _CLAUSE_END_RE = re.compile(
     r",\s+(?:which|where|while|and|but|enabling|allowing|thereby|whereas|including|such)\b|\s+\("
+    r"|,?\s+(?:i\.e\.|e\.g\.)"
 )
 _SF_RE = re.compile(r"\(([A-Z][\w\-²³]{1,12})\)")
 _LEFT_RE = re.compile(r"([A-Za-z][\w\- ]{3,80}?)\s*$")
@@ -99,6 +103,7 @@ _STUDY_RE = re.compile(
 
 
 def _trim(phrase: str, max_words: int = _PHRASE_WORDS) -> str:
+    phrase = re.sub(r",?\s+[ie]$", "", phrase)  # a clause cut inside "i.e."/"e.g."
     words = phrase.split()[:max_words]
     while words and words[-1].lower().strip(",;:") in _DANGLING:
         words.pop()
@@ -119,16 +124,17 @@ def _lower_first(phrase: str) -> str:
     return phrase
 
 
-def opening_task(clean: str) -> str | None:
+def opening_task(clean: str, own: frozenset[str] = frozenset()) -> str | None:
     """Return the task the abstract opens with: a term its first two sentences define, if any.
 
     ``"Multi-modal dataset distillation (MDD) seeks to …"`` gives ``"multi-modal dataset distillation"``.
-    Model classes (a plural short form such as ``LLMs``) are not tasks.
+    Model classes (a plural short form such as ``LLMs``) are not tasks, nor are the paper's own
+    names (``own``: folded, "We introduce In-Context Policy Optimization (ICPO)").
     """
     for sentence in split_sentences(clean)[:2]:
         for paren in _SF_RE.finditer(sentence.text):
             sf = paren.group(1)
-            if sf.endswith("s") and sf[:-1].isupper():
+            if (sf.endswith("s") and sf[:-1].isupper()) or fold(sf) in own:
                 continue
             m = _LEFT_RE.search(sentence.text, max(0, paren.start() - 84), paren.start())
             if not m:
@@ -136,12 +142,17 @@ def opening_task(clean: str) -> str | None:
             words = m.group(1).split()
             initials = [w[0].lower() for w in words]
             letters = [ch.lower() for ch in sf if ch.isalpha()]
-            # Keep the words the short form spells, counted back from the parenthesis.
-            n = min(len(words), max(len(letters), 1))
+            # Keep the words the short form spells, counted back from the parenthesis; a hyphenated
+            # word gives one letter per part ("In-Context Policy Optimization (ICPO)").
+            n, spelled = 0, 0
+            while n < len(words) and spelled < max(len(letters), 1):
+                n += 1
+                spelled += max(1, sum(1 for part in words[-n].split("-") if part[:1].isalpha()))
             while n < len(words) and initials[-n] != letters[0]:
                 n += 1
             phrase = " ".join(words[-n:])
-            if phrase and phrase[0].lower() == letters[0] and not is_generic(sf):
+            # One word ("key-value (KV) cache") modifies a noun; a task takes two or more.
+            if n >= 2 and phrase[0].lower() == letters[0] and not is_generic(sf):
                 return _lower_first(phrase)
     return None
 
@@ -242,7 +253,7 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
     if primary is None:
         phrase = _phrase_without_name(clean)
         return _join(phrase[:1].upper() + phrase[1:], None)[:MAX_LABEL_CHARS] if phrase else clean[:60]
-    task = opening_task(clean)
+    task = opening_task(clean, frozenset(fold(m.name) for m in methods))
     long_form = primary.long_form
     if long_form and long_form.lower() != primary.name.lower():
         phrase = _lower_first(long_form)

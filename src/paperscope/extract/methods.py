@@ -62,15 +62,17 @@ class MethodName:
 
 _VERBS = (
     r"propose|introduce|present|develop|design|build|construct|release|contribute|devise|formulate"
-    r"|create|curate|offer|unveil|put\s+forward|instantiate"
+    r"|create|curate|offer|unveil|instantiate|built"
     # "we derive the Variational JEPA (Var-JEPA)": a cue only before a capitalised name, since
     # "we derive a bound of O(dβ²/ε⁴)" is a theory result.
     r"|derive(?=s?\s+(?:(?:the|a|an)\s+)?(?:new\s+)?(?-i:[A-Z*]))"
 )
 _CUE_RE = re.compile(
-    r"\b(?:we|this\s+(?:paper|work|study|article)|our\s+(?:paper|work)|the\s+(?:paper|work))\s+"
+    r"\b(?:we|us\s+to|this\s+(?:paper|work|study|article)|our\s+(?:paper|work)|the\s+(?:paper|work))\s+"
     r"(?:(?:first|further|also|then|additionally|now|hence|thus|therefore|here|newly|instead)\s+)?"
-    rf"(?:{_VERBS})(?:s|d|ed)?\b\s*:?",
+    rf"(?:(?:{_VERBS})(?:s|d|ed)?|puts?\s+(?:forth|forward))\b\s*:?"
+    # "we advance this line by introducing X": the gerund after "by" in a sentence the authors speak
+    r"|\b(?-i:by)\s+(?:introducing|proposing|presenting|developing|designing)\b\s*:?",
     re.IGNORECASE,
 )
 _HEADS = (
@@ -78,12 +80,16 @@ _HEADS = (
     r"|technique|strategy|estimator|mechanism|toolkit|library|agent|attack|defen[cs]e|loss|objective"
     r"|module|solver|optimizer|network|scheme|procedure|protocol|paradigm|suite|family|tool"
 )
+#: A second cue verb joined to a first one: "we first curate the recipe and present Kimi-Dev".
+_AND_CUE_RE = re.compile(rf"\b(?:and|then)\s+(?:then\s+)?(?:{_VERBS})(?:s|d|ed)?\b\s*:?", re.IGNORECASE)
 _OUR_APPOSITIVE_RE = re.compile(rf"\bour\s+(?:[\w-]+\s+){{0,2}}(?:{_HEADS})s?\s*,\s*", re.IGNORECASE)
 _NAMED_RE = re.compile(
-    r"\b(?:named|called|dubbed|coined|termed|which\s+we\s+(?:call|term|name|dub))\s+", re.IGNORECASE
+    r"\b(?:named|called|dubbed|coined|termed|(?:which|that)\s+we\s+(?:call|term|name|dub|refer\s+to\s+as)"
+    r"|referred\s+to\s+as)\s+",
+    re.IGNORECASE,
 )
 _PHENOMENON_RE = re.compile(
-    r"(?:phenomen\w+|effect|issue|problem|behaviou?r|conflict|failure|property|regime|bias|trade-?off"
+    r"(?:phenomen\w+|effect|issue|problem|task|setting|scenario|behaviou?r|conflict|failure|property|regime|bias|trade-?off"
     r"|dilemma|paradox|collapse|gap)\W*(?:\w+\W+){0,2}$",
     re.IGNORECASE,
 )
@@ -135,6 +141,8 @@ _SKIP = {
     "systematic",
     "theoretically-grounded",
 }
+#: The filler adjectives of ``_SKIP`` (not determiners or numbers): they may begin a long form.
+_ADJECTIVES = _SKIP - {"a", "an", "the", "our", "first", "two", "three", "fully", "new", "novel"}
 _OF_NOUNS = {"family", "class", "suite", "set", "series", "collection", "kind", "type", "variant", "version"}
 _CONNECTORS = {"for", "of", "and", "via", "with", "in", "on", "to", "from", "by", "the", "&"}
 _STOP_START = _SKIP | _CONNECTORS | {"we", "propose", "introduce", "present", "this", "that", "which", "is"}
@@ -160,6 +168,68 @@ _RESULT_HEADS = {"Theorem", "Lemma", "Conjecture", "Inequality", "Identity"}
 _TO_COINAGE_RE = re.compile(r"[A-Z][a-z]+2[A-Z][a-z]+")
 _WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
 #: "an unlearning framework CPU": a head noun right before a name (ends the text before the name).
+#: "the resultant BinomMAML", "our proposed DIJA": a coined name the paper's own method gets.
+_PROPOSED_RE = re.compile(
+    r"\b(?:(?:the|our)\s+(?:newly\s+)?proposed|(?:the\s+)?result(?:ant|ing))\s+([A-Za-z0-9²³][\w²³\-]*[\w²³+])"
+)
+#: A coined name the abstract then calls its own: "J1-Qwen-32B, our multitasked judge, …".
+_NAME_OUR_RE = re.compile(r"(?<![\w-])([A-Za-z0-9][\w²³\-.]*[\w²³]),\s+our\s+")
+#: A single capitalised word after "our … model,": "our fully self-supervised model, Screener, …".
+_OUR_HEAD_NAME_RE = re.compile(
+    rf"\bour\s+(?:[\w-]+\s+){{0,2}}(?:{_HEADS}),\s+((?-i:[A-Z][a-z][\w-]*)),", re.IGNORECASE
+)
+#: "Central to our approach is QuadGraph", "At the core of our method is X".
+_CORE_RE = re.compile(
+    r"\b(?:central|key|core)\s+to\s+our\s+\w+\s+is\s+|\bat\s+the\s+(?:core|heart)\s+of\s+our\s+\w+\s+is\s+",
+    re.IGNORECASE,
+)
+#: A verb that uses something existing: its parenthesised name is not the paper's ("adapts a
+#: large diffusion transformer (Flux.1)").
+_USES_RE = re.compile(
+    r"\b(?:adapts?|adapting|uses?|using|leverag\w+|employ\w*|fine-?tun\w+|builds?\s+(?:up)?on|based\s+on"
+    r"|extends?|extending|initiali[sz]ed\s+from|on\s+top\s+of)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,5}\s*$",
+    re.IGNORECASE,
+)
+_LINK_WORDS = {
+    "page",
+    "website",
+    "homepage",
+    "link",
+    "repository",
+    "repo",
+    "code",
+    "demo",
+    "project",
+    "anonymous",
+}
+#: Head nouns of a problem the paper poses, not a method it proposes ("a new problem setting, X (XIL)").
+_SETTING_RE = re.compile(
+    r"\b(?:setting|problem|task|scenario|paradigm|phenomenon|concept|notion|capability|property)s?\b",
+    re.IGNORECASE,
+)
+#: Heads of a component's Title-Case long form: "the Feature Aggregation Module (FAM)".
+_COMPONENT_HEAD_RE = re.compile(r"\b(?:Module|Block|Unit|Layer|Branch|Head)$")
+#: Title-Case heads that make a coined token and the word after it one name: "the BiDoT Score".
+_NAME_HEADS = {
+    "Score",
+    "Index",
+    "Metric",
+    "Benchmark",
+    "Bench",
+    "Dataset",
+    "Loss",
+    "Network",
+    "Net",
+    "Module",
+    "Framework",
+    "Algorithm",
+    "Attention",
+    "Transformer",
+    "Policy",
+    "Agent",
+    "Suite",
+    "Estimator",
+}
 _HEAD_THEN_NAME_RE = re.compile(rf"\b(?:{_HEADS})\s+$", re.IGNORECASE)
 _COLON_NAME_RE = re.compile(
     rf"\b(?:{_HEADS}|process)\s*:\s+([a-z][\w-]*(?: [a-z][\w-]*){{1,3}})\s*[.;]", re.IGNORECASE
@@ -263,6 +333,17 @@ def find_long_form(before: str, sf: str, title_fallback: bool = True) -> tuple[i
         if init and init[0] == letters[0] and _is_subsequence(letters, init):
             best = i
             break
+    if best is None:
+        # An adjective that is usually filler starts the long form when the letters need it:
+        # "a novel robust cross-domain Bellman (RCB) operator".
+        for i in range(len(texts)):
+            low = texts[i].lower()
+            if low not in _SKIP or low in _STOP_START - _ADJECTIVES or not _clean_long_form(texts[i:]):
+                continue
+            init = "".join(_initials(t) for t in texts[i:] if t.lower() not in _CONNECTORS)
+            if init[:1] == letters[0] and _is_subsequence(letters, init):
+                best = i
+                break
     if best is None and len(letters) >= 2:
         j = _schwartz_hearst(letters, texts)
         if j is not None and texts[j].lower() not in _STOP_START:
@@ -357,7 +438,8 @@ def _is_short_form(content: str) -> bool:
 _CUE_PROBES = (
     (_CUE_RE, "cue", ("we ", "this ", "our ", "the paper", "the work")),
     (_OUR_APPOSITIVE_RE, "cue", ("our ",)),
-    (_NAMED_RE, "named", ("named", "called", "dubbed", "coined", "termed", "which we")),
+    (_AND_CUE_RE, "cue", ("we ",)),
+    (_NAMED_RE, "named", ("named", "called", "dubbed", "coined", "termed", "which we", "refer")),
 )
 
 
@@ -396,7 +478,8 @@ def _title_run(tokens: list[tuple[str, int, int]]) -> int:
 
 def _defers_to_acronym(text: str, pos: int) -> bool:
     """Return True when a short-form parenthesis follows in the same phrase (the acronym rule names it)."""
-    m = re.match(r"[^,;:()]{0,90}?\(([^()]{1,30})\)", text[pos:])
+    # The phrase ends at a sentence end too: "We propose X. The model … Module (LPM)" names X.
+    m = re.match(r"(?:[^,;:().]|\.(?!\s)){0,90}?\(([^()]{1,30})\)", text[pos:])
     return bool(m and _is_short_form(m.group(1)) and not _PLURAL_SF_RE.match(m.group(1).strip()))
 
 
@@ -420,6 +503,9 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
     first = tokens[i][0].rstrip(",;:.")
     if is_coined(first) and not is_generic(first) and not _MODIFIER_SUFFIX_RE.search(first):
         tok = tokens[i]
+        nxt = tokens[i + 1][0].rstrip(",;:.") if i + 1 < len(tokens) and tok[0] == first else ""
+        if nxt in _NAME_HEADS:  # "the BiDoT Score, a novel metric": the head is part of the name
+            return f"{first} {nxt}", tok[1], tokens[i + 1][1] + len(nxt)
         return first, tok[1], tok[1] + len(first)
     n = _title_run(tokens[i:])
     if re.match(
@@ -441,7 +527,8 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
     # "a strong baseline UniPercept", "a novel metric CR": a head noun, then the name.
     for j in range(i, min(i + 4, len(tokens) - 1)):
         low = tokens[j][0].lower()
-        if re.fullmatch(rf"(?:{_HEADS}|baseline|variant)s?", low):
+        # "a corresponding dataset, GIQA-160K": the head may end with the apposition's comma.
+        if re.fullmatch(rf"(?:{_HEADS}|baseline|variant)s?,?", low):
             nxt = tokens[j + 1][0].rstrip(",;:.")
             if is_coined(nxt) and not is_generic(nxt):
                 return nxt, tokens[j + 1][1], tokens[j + 1][1] + len(nxt)
@@ -510,6 +597,26 @@ def _named_name(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     return None
 
 
+def _named_plural(clean: str, paren: re.Match[str]) -> bool:
+    """Return True for a plural-looking short form that names one thing.
+
+    "Type-Compliant Adaptation Cascades (TACs), a framework that …" (a Title-Case plural long form,
+    then an "a/an" apposition), or the direct object of "we propose/introduce".
+    """
+    before = clean[max(0, paren.start() - 90) : paren.start()].rstrip()
+    # "We further propose quasi-arithmetic neural networks (QUANNs)": the object of the cue itself.
+    if re.search(
+        r"\b(?:we|us\s+to)\s+(?:\w+\s+)?(?:propose|introduce|present|develop|design)s?\s+"
+        r"(?:(?:a|an|the|new|novel)\s+)*(?:[\w-]+\s+){0,4}[\w-]+$",
+        before,
+        re.IGNORECASE,
+    ):
+        return True
+    if not re.match(r",\s+(?:a|an)\s", clean[paren.end() : paren.end() + 5]):
+        return False
+    return re.search(r"\b[A-Z][a-z]+s$", before) is not None
+
+
 def _count(name: str, text: str) -> int:
     return len(re.findall(r"(?<![\w-])" + re.escape(name) + r"(?![\w]|-\w)", text))
 
@@ -520,6 +627,8 @@ class _Collector:
         self.found: dict[str, MethodName] = {}
         #: Acronyms the abstract defines outside any cue (a task or a prior method).
         self.foreign: dict[str, int] = {}
+        #: Singulars of plural short forms ("Action Units (AUs)" gives "au"): a kind of thing, not a name.
+        self.classes: set[str] = set()
 
     def add(
         self,
@@ -533,11 +642,13 @@ class _Collector:
         name = name.strip().strip("\"'“”")
         if len(name) < 2 or (is_generic(name) and not allow_generic) or not any(ch.isalpha() for ch in name):
             return
-        if evidence in ("cue", "named") and self.foreign.get(fold(name), len(self.text)) < start:
+        if evidence in ("cue", "named", "component") and self.foreign.get(fold(name), len(self.text)) < start:
             return
         if len(name.split()) > _MAX_NAME_WORDS:
             return
         key = fold(name)
+        if key in self.classes:
+            return
         for other in self.found.values():
             if other.long_form and fold(other.long_form) == key:
                 if evidence not in other.evidence:
@@ -563,6 +674,9 @@ class _Collector:
         out = []
         for key, m in self.found.items():
             if key in long_forms or any(lf.startswith(key + " ") for lf in long_forms):
+                continue
+            # "Goedel-Prover-V2-8B" is a size of the named "Goedel-Prover-V2", not another name.
+            if any(k != key and re.fullmatch(re.escape(k) + r"-\d+(?:\.\d+)?[bmk]", key) for k in self.found):
                 continue
             out.append(m)
         return sorted(out, key=lambda m: m.start)
@@ -609,6 +723,8 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
     parens = [(m, _is_short_form(m.group(1))) for m in _PAREN_RE.finditer(clean)]
     reverse: set[int] = set()
     for m, is_sf in parens:
+        if is_sf and _PLURAL_SF_RE.match(m.group(1).strip()):
+            col.classes.add(fold(m.group(1).strip()[:-1]))
         if is_sf:
             sent_scopes = next(
                 sc
@@ -616,7 +732,10 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                 if s.start <= m.start() < s.end
             )
             if not any(s <= m.start() <= e for s, e, _ in sent_scopes):
-                col.foreign.setdefault(fold(m.group(1).strip()), m.start())
+                sf = m.group(1).strip()
+                col.foreign.setdefault(fold(sf), m.start())
+                if _PLURAL_SF_RE.match(sf):  # "Action Units (AUs)": "AU" is theirs too
+                    col.foreign.setdefault(fold(sf[:-1]), m.start())
 
     # 1. Names right after a cue or after "called/named".
     for scopes in scopes_by_sentence:
@@ -646,6 +765,21 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         tok = m.group(1)
         if is_coined(tok) and not is_generic(tok):
             col.add(tok, m.start(1), m.end(1), "cue")
+    for m in _PROPOSED_RE.finditer(clean) if "resul" in lowered or "proposed" in lowered else ():
+        tok = m.group(1)
+        if is_coined(tok) and not is_generic(tok):
+            col.add(tok, m.start(1), m.end(1), "cue")
+    for m in _NAME_OUR_RE.finditer(clean) if ", our " in clean else ():
+        tok = m.group(1)
+        if is_coined(tok) and not is_generic(tok) and not _PLURAL_SF_RE.match(tok):
+            col.add(tok, m.start(1), m.end(1), "cue")
+    for m in _OUR_HEAD_NAME_RE.finditer(clean) if "our " in lowered else ():
+        if not is_generic(m.group(1)):
+            col.add(m.group(1), m.start(1), m.end(1), "cue")
+    for m in _CORE_RE.finditer(clean) if " our " in lowered else ():
+        found = _object_name(clean, m.end(), min(len(clean), m.end() + 120))
+        if found:
+            col.add(found[0], found[1], found[2], "cue")
     for m in _COLON_NAME_RE.finditer(clean) if ":" in clean else ():
         name = m.group(1)
         if _count(name, clean) >= 2:
@@ -679,18 +813,27 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             if not is_sf or m.start() in reverse:
                 continue
             sf = m.group(1).strip()
-            if _PLURAL_SF_RE.match(sf) or is_generic(sf):
+            if is_generic(sf):
+                continue
+            if _PLURAL_SF_RE.match(sf) and not _named_plural(clean, m):
                 continue
             if re.search(r"(?<![\w-])" + re.escape(sf) + r"\s+(?:tasks?|problems?)\b", clean):
                 continue  # "our target ISR task": the acronym names a task, not the paper's method
             if re.match(r"-[A-Za-z]", clean[m.end() : m.end() + 2]):  # "(DEG)-aware": a modifier, not a name
                 continue
+            if re.match(r"\s+(?:tasks?|problems?|settings?|paradigms?)\b", clean[m.end() : m.end() + 12]):
+                continue  # "a new image quality assessment (IQA) task paradigm"
             sent = next(s for s in sentences if s.start <= m.start() < s.end)
             before = clean[sent.start : m.start()].rstrip()
             lf = find_long_form(before, sf)
+            if lf is None and _USES_RE.search(before):
+                continue  # "adapts a large diffusion transformer (Flux.1)": an existing model
             lf_start = sent.start + lf[0] if lf else m.start()
             scopes = scopes_by_sentence[sentences.index(sent)]
-            in_cue = any(s <= lf_start and m.end() <= e + 1 for s, e, _ in scopes)
+            in_cue = any(
+                s <= lf_start and m.end() <= e + 1 and not _SETTING_RE.search(clean, s, lf_start)
+                for s, e, _ in scopes
+            )  # "we introduce a new problem setting, Cross-Expanding … (XIL)" poses, not proposes
             in_own = False
             if not in_cue and lf and lf[1][:1].isupper():
                 head = clean[sent.start : lf_start]
@@ -705,6 +848,34 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             coinage = _TO_COINAGE_RE.fullmatch(sf) is not None and _WE_RE.search(sent.text) is not None
             if in_cue or in_own or coinage or fold(sf) in own or (lf and fold(lf[1]) in own):
                 col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
+
+    # 2c. An acronym the authors define ("we derive a scalable Sobolev gradient ascent (SGA)
+    # algorithm", the cue scope cut by "based on" or a lower-case object) that the abstract then
+    # calls "our SGA" or reports results for ("PDD achieves …", "SGA outperforms …"), or whose
+    # Title-Case long form names a component ("… Aggregation Module (FAM)").
+    for m, is_sf in parens:
+        sf = m.group(1).strip()
+        if not is_sf or fold(sf) in col.found or _PLURAL_SF_RE.match(sf) or is_generic(sf):
+            continue
+        sent = next(s for s in sentences if s.start <= m.start() < s.end)
+        esc = re.escape(sf)
+        later = clean[m.end() :]
+        lf = find_long_form(clean[sent.start : m.start()].rstrip(), sf)
+        # "We use the Feature Aggregation Module (FAM)", "the model activates a Local Unlearning
+        # Module (LUM)": a named component of their own system.
+        component = lf is not None and lf[1][:1].isupper() and _COMPONENT_HEAD_RE.search(lf[1]) is not None
+        if not component and not _WE_RE.search(sent.text):
+            continue
+        if (
+            component
+            or re.search(rf"\b(?:our|the\s+proposed)\s+(?:[\w-]+\s+)?{esc}(?![\w-])", later)
+            or re.search(
+                rf"(?<![\w-]){esc}\s+(?:(?:also|further|consistently|significantly|substantially)\s+)?"
+                rf"(?:achieves|outperforms|surpasses|yields|delivers|attains|improves|reduces)\b",
+                later,
+            )
+        ):
+            col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
 
     # 3. Bold names in the original markdown.
     if original and ("**" in original or "__" in original):
@@ -728,6 +899,8 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                     continue
             if _PLURAL_SF_RE.match(name) or any(is_generic(w) for w in name.split()[-1:]):
                 continue
+            if any(w.lower() in _LINK_WORDS for w in name.split()):
+                continue  # "More information on **Anonymous Page**: https://…"
             if fold(name) not in {fold(m.long_form or "") for m in col.found.values()}:
                 col.add(name, pos, pos + len(name), "bold")
 
@@ -761,7 +934,7 @@ def primary_method(methods: list[MethodName]) -> MethodName | None:
     """Return the name the abstract is about: most mentions, then cue evidence, then first."""
     if not methods:
         return None
-    strength = {"cue": 3, "named": 3, "bold": 2, "acronym": 2, "quoted": 1, "component": 0}
+    strength = {"cue": 3, "named": 3, "bold": 2, "acronym": 3, "quoted": 1, "component": 0}
 
     def key(m: MethodName) -> tuple[int, int, int]:
         return (-(m.mentions + max(strength.get(e, 0) for e in m.evidence)), m.start, 0)
