@@ -98,8 +98,8 @@ def test_names_a_result_is_reported_on():
 
 
 def test_version_suffix_and_no_shorter_duplicate():
-    text = "Scores rise on LongBench v2 and on SWE-bench Verified."
-    assert _datasets(text) == ["LongBench v2", "SWE-bench Verified"]
+    text = "Scores rise on LongBench v2 and on SWE-bench Verified, with SOTA results on ImageNet64×64."
+    assert _datasets(text) == ["LongBench v2", "SWE-bench Verified", "ImageNet64×64"]
 
 
 def test_own_dataset_named_before_its_head_noun_or_as_an_environment():

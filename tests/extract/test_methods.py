@@ -334,3 +334,9 @@ def test_by_introducing_is_a_cue_and_a_proposed_plural_model_class_is_named():
         "neural networks (PMNNs), which use the NPM as aggregation."
     )
     assert _only_names(text) == ["NPM", "PMNNs"]
+
+
+def test_coined_modifier_opens_a_title_case_name_and_hypotheses_are_results():
+    text = "We propose SNR-Guided Token Merging, which merges tokens."
+    assert _only_names(text) == ["SNR-Guided Token Merging"]
+    assert _only_names("We introduce the Gradual Noise Hypothesis, which states a rule.") == []

@@ -41,7 +41,8 @@ class DatasetMention:
         return {"name": self.name, "start": self.start, "end": self.end, "source": self.source}
 
 
-_SUFFIX = r"(?:-(?:\d+(?:\.\d+)?[KkMmBb]?|[A-Z]\d*|v\d+|[Cc]|LT)|\s[vV]\d+(?:\.\d+)?(?![\w.]))?"
+# Variants written onto a name: "ImageNet-1K", "LongBench v2", "ImageNet64×64".
+_SUFFIX = r"(?:-(?:\d+(?:\.\d+)?[KkMmBb]?|[A-Z]\d*|v\d+|[Cc]|LT)|\s[vV]\d+(?:\.\d+)?(?![\w.])|×\d+)?"
 _HEADWORD_RE = re.compile(
     r"\s*(?:dataset|datasets|data\s+set|benchmark|benchmarks|corpus|corpora|suite)\b", re.I
 )
@@ -65,14 +66,14 @@ _OWN_APPOSITIVE_RE = re.compile(
 _RESULT_ON_RE = re.compile(
     r"(?:\d%|\d|@\d+|\bscores?|\baccuracy|\bperformance|\bresults?|\bSOTA|\bstate-of-the-art"
     r"|\b[Ee]xperiments|\b[Ee]valuations?|\bevaluated|\btested|\bvalidated)\s+on\s+"
-    r"(?:the\s+)?([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])"
+    r"(?:the\s+)?([A-Z][\w\-.+×]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])"
 )
 _FROM_TO_RE = re.compile(
     r"(?<![\w-])([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])\s+from\s+[\d.]+\s?%?\s+to\s+[\d.]+"
 )
 #: Two names sharing a plural head: "On the GSO and OmniObject3D datasets".
 _PAIR_HEAD_RE = re.compile(
-    r"(?<![\w-])([A-Z][\w\-.+]*[\w+])\s+and\s+(?:the\s+)?([A-Z][\w\-.+]*[\w+])\s+(?:datasets|benchmarks)\b"
+    r"(?<![\w-])([A-Z][\w\-.+×]*[\w+])\s+and\s+(?:the\s+)?([A-Z][\w\-.+×]*[\w+])\s+(?:datasets|benchmarks)\b"
 )
 _ARENA_RE = re.compile(r"(?<![\w-])((?:[A-Z][\w\-]*\s)?[A-Z][\w\-]*\sArena)\b")
 _LIST_SEP_RE = re.compile(r"^(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|/)")
@@ -250,6 +251,10 @@ def extract_datasets(
     def add(name: str, start: int, end: int, source: str) -> None:
         if covered(start, end):
             return
+        for other in [
+            k for k, d in found.items() if start <= d.start and d.end <= end and d.end - d.start < end - start
+        ]:
+            del found[other]  # a shorter name found first inside this one ("ImageNet64" in "ImageNet64×64")
         key = fold(name)
         if key not in found or found[key].start > start:
             found[key] = DatasetMention(name, start, end, source)

@@ -164,7 +164,7 @@ _OUR_COINED_RE = re.compile(r"\b[Oo]ur\s+([A-Za-z0-9²³][\w²³\-]*[\w²³])\s+
 _MODIFIER_SUFFIX_RE = re.compile(
     r"-(?:based|compliant|compatible|agnostic|friendly|dependent|aware|guided|style|like|driven|free|specific|conditioned)$"
 )
-_RESULT_HEADS = {"Theorem", "Lemma", "Conjecture", "Inequality", "Identity"}
+_RESULT_HEADS = {"Theorem", "Lemma", "Conjecture", "Inequality", "Identity", "Hypothesis", "Principle"}
 _TO_COINAGE_RE = re.compile(r"[A-Z][a-z]+2[A-Z][a-z]+")
 _WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
 #: "an unlearning framework CPU": a head noun right before a name (ends the text before the name).
@@ -210,6 +210,8 @@ _SETTING_RE = re.compile(
 #: Heads of a component's Title-Case long form: "the Feature Aggregation Module (FAM)".
 _COMPONENT_HEAD_RE = re.compile(r"\b(?:Module|Block|Unit|Layer|Branch|Head)$")
 #: Title-Case heads that make a coined token and the word after it one name: "the BiDoT Score".
+#: Endings of a coined token that modifies the name after it ("DGP-Driven", "LLM-Guided").
+_MODIFIER_ENDS = ("-Driven", "-Guided", "-Based", "-Aware", "-Enhanced", "-Augmented", "-Conditioned")
 _NAME_HEADS = {
     "Score",
     "Index",
@@ -506,6 +508,11 @@ def _object_name(text: str, start: int, end: int) -> tuple[str, int, int] | None
         nxt = tokens[i + 1][0].rstrip(",;:.") if i + 1 < len(tokens) and tok[0] == first else ""
         if nxt in _NAME_HEADS:  # "the BiDoT Score, a novel metric": the head is part of the name
             return f"{first} {nxt}", tok[1], tokens[i + 1][1] + len(nxt)
+        # "propose DGP-Driven Covariance Weighting": a coined modifier that opens a Title-Case name
+        run = _title_run(tokens[i:]) if nxt[:1].isupper() and first.endswith(_MODIFIER_ENDS) else 0
+        if run >= 2:
+            words = [t[0].rstrip(",;:.") for t in tokens[i : i + run]]
+            return " ".join(words), tok[1], tok[1] + len(" ".join(words))
         return first, tok[1], tok[1] + len(first)
     n = _title_run(tokens[i:])
     if re.match(
