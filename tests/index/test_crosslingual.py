@@ -1,5 +1,7 @@
 """The dictionary route for Chinese queries: OpenCC, segmentation, glossary and CC-CEDICT senses."""
 
+import pytest
+
 from paperscope.index.crosslingual import SENSES_PER_WORD, gloss_query
 
 
@@ -25,15 +27,25 @@ def test_function_words_add_no_english():
 
 
 def test_library_frequencies_pick_the_sense_papers_use():
-    # 行为 is glossed by CC-CEDICT as "action", "conduct", "behavior" (in that order).
-    plain = gloss_query("行为")
-    assert plain.english == [" ".join(["action", "conduct", "behavior"][:SENSES_PER_WORD])]
-    counts = {"behavior": 120, "action": 3, "conduct": 1}
-    ranked = gloss_query("行为", frequency=lambda terms: {t: counts.get(t, 0) for t in terms})
-    assert ranked.english[0].split()[0] == "behavior"
+    # 方式 is glossed by CC-CEDICT as "way", "manner", "style", "mode" (in that order).
+    plain = gloss_query("方式")
+    assert plain.english == [" ".join(["way", "manner", "style", "mode"][:SENSES_PER_WORD])]
+    counts = {"mode": 120, "way": 3, "manner": 1}
+    ranked = gloss_query("方式", frequency=lambda terms: {t: counts.get(t, 0) for t in terms})
+    assert ranked.english[0].split()[0] == "mode"
 
 
 def test_query_without_chinese_glosses_nothing():
     gloss = gloss_query("sparse attention")
     assert gloss.words == [] and gloss.english == []
     assert gloss.latin == ["sparse", "attention"]
+
+
+def test_glossary_file_errors_name_the_line():
+    from paperscope.index.crosslingual import parse_glossary
+
+    assert parse_glossary("# note\n\n扩散\tdiffusion\n", "g.tsv") == {"扩散": "diffusion"}
+    with pytest.raises(ValueError, match=r"g.tsv:2: '扩散' is listed twice"):
+        parse_glossary("扩散\tdiffusion\n扩散\tspread\n", "g.tsv")
+    with pytest.raises(ValueError, match=r"g.tsv:1: expected"):
+        parse_glossary("扩散 diffusion\n", "g.tsv")

@@ -27,28 +27,31 @@ SENSES_PER_WORD = 2
 _MAX_WORD = 8
 
 
-def _load_glossary() -> dict[str, str]:
-    """Read ``data/zh_glossary.tsv`` (Simplified term <TAB> English words; ``#`` comments).
+def parse_glossary(text: str, source: str) -> dict[str, str]:
+    """Parse glossary lines (Simplified term <TAB> English words; ``#`` comments, blank lines).
 
     Raises:
-        ValueError: a line has no tab, or a term is listed twice (file and line given).
+        ValueError: a line has no tab or an empty side, or a term is listed twice (``source:line``).
     """
-    path = resources.files("paperscope.index").joinpath("data", "zh_glossary.tsv")
     glossary: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         term, tab, english = line.partition("\t")
-        if not tab or not term.strip() or not english.strip():
-            raise ValueError(f"{path}:{number}: expected 'term<TAB>english', got {line!r}")
+        term, english = term.strip(), english.strip()
+        if not tab or not term or not english:
+            raise ValueError(f"{source}:{number}: expected 'term<TAB>english', got {line!r}")
         if term in glossary:
-            raise ValueError(f"{path}:{number}: {term!r} is listed twice")
-        glossary[term.strip()] = english.strip()
+            raise ValueError(f"{source}:{number}: {term!r} is listed twice")
+        glossary[term] = english
     return glossary
 
 
 #: Machine-learning terms: Simplified Chinese → English, checked before CC-CEDICT.
-GLOSSARY: dict[str, str] = _load_glossary()
+GLOSSARY: dict[str, str] = parse_glossary(
+    resources.files("paperscope.index").joinpath("data", "zh_glossary.tsv").read_text(encoding="utf-8"),
+    "paperscope/index/data/zh_glossary.tsv",
+)
 
 # Particles, pronouns and other words with no content: CC-CEDICT glosses them with noise
 # (的 "bull's-eye") and English stop words would drop them anyway.
@@ -56,7 +59,9 @@ _FUNCTION_WORDS = frozenset(
     """的 地 得 了 着 过 和 与 及 或 跟 同 在 中 对 于 对于 关于 是 为 为了 从 以 以及 其 之 等 把 被 将 可 能
     可以 会 吗 呢 吧 啊 也 都 又 而 并 但 且 如何 怎么 怎样 什么 哪些 哪个 一种 一个 一些 这 那 这个 那个
     这些 那些 我们 你们 他们 本文 研究 方法 问题 基于 通过 使用 利用 进行
-    如 及其 中的 上 下 里""".split()
+    如 及其 中的 上 下 里
+    同时 导致 现有 前提 情况 无法 尤其是 尤其 难以 存在 是否 当前 无需 用于 之间 不同 进而 从而 因此 然而
+    而且 此外 并且 通常 往往 已经 需要 能够 仍然 容易 这种 此类 其中 相关 具有 包括 主要""".split()
 )
 _CJK_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _PAREN_RE = re.compile(r"\([^)]*\)|\[[^\]]*\]")
