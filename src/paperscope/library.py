@@ -49,7 +49,7 @@ def _check_limit(limit: object) -> None:
 
 
 def _ranked_hit(paper: Paper, rank: int, score: float, leg: str, terms: list[str]) -> Hit:
-    """Return the Hit of a one-leg ranking (related: dense cosine; recommend: SVM decision value)."""
+    """Return the Hit of a one-leg ranking (recommend: the SVM decision value)."""
     return Hit(
         paper_id=paper.paper_id,
         score=score,
@@ -308,11 +308,13 @@ class Library:
         return hits
 
     def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
-        """Return the ``limit`` papers nearest to ``paper_id`` by embedding cosine.
+        """Return the ``limit`` papers most related to ``paper_id`` (see ``index.related``).
 
-        The paper itself and its near-duplicates (same folded title, or cosine >= 0.98: the
-        same abstract lightly edited) are never returned. ``Hit.terms`` lists the rarest words
-        the two papers share, to explain each neighbour.
+        Embedding neighbours fused with a BM25 "more like this" query of the paper's rarest
+        words; ``Hit.legs`` gives each neighbour's rank and score in both. The paper itself and
+        its near-duplicates (same folded title, or cosine >= 0.98: the same abstract lightly
+        edited) are never returned. ``Hit.terms`` lists the rarest words the two papers share,
+        to explain each neighbour.
 
         Raises:
             NotFound: no paper matches ``paper_id``.
@@ -320,12 +322,19 @@ class Library:
         """
         _check_limit(limit)
         paper = self.get(paper_id)
-        neighbours = related_papers(self.store, self.dense_index(), paper, limit)
-        hits = [
-            _ranked_hit(other, rank, score, "dense", terms)
-            for rank, (other, score, terms) in enumerate(neighbours, start=1)
+        neighbours = related_papers(self.store, self.dense_index(), paper, limit, self.memory_bm25())
+        return [
+            Hit(
+                paper_id=other.paper_id,
+                score=score,
+                rank=rank,
+                label=other.label,
+                sources=other.sources,
+                legs=legs,
+                terms=terms,
+            )
+            for rank, (other, score, legs, terms) in enumerate(neighbours, start=1)
         ]
-        return hits
 
     # -- embeddings -----------------------------------------------------------------------
     @property

@@ -5,11 +5,13 @@ from pathlib import Path
 import pytest
 
 from paperscope.evaluation.qrels import (
+    IclrPaper,
     is_training_item,
     read_dev_queries,
     read_iclr_papers,
     read_qrels_tsv,
     read_scifact_corpus,
+    related_qrels,
     split_sentence_array,
 )
 from paperscope.evaluation.retrieval import format_retrieval_eval, run_retrieval_eval
@@ -83,3 +85,20 @@ def test_format_retrieval_eval_prints_one_table_per_task():
         "mode        ndcg@10     mrr@10\n"
         "bm25          0.686      0.650"
     )
+
+
+def test_related_qrels_from_shared_author_keywords():
+    def paper(key: str, keywords: str) -> IclrPaper:
+        return IclrPaper(key, "t", "a", keywords, "area", "Poster")
+
+    broad = [paper(f"b{i}", ", ".join(f"broad{j}" for j in range(31))) for i in range(40)]
+    papers = [
+        paper("q", "Broad0, tetra meshes, sparse kernels, rare thing"),
+        paper("two", "tetra meshes, sparse kernels"),  # two shared keywords: grade 2
+        paper("one", "rare thing"),  # one shared keyword used by <= 8 papers: grade 1
+        paper("only-broad", "broad0, broad1"),  # broad keywords do not count
+        *broad,
+    ]
+    qrels = related_qrels(papers, min_related=2)
+    assert qrels["q"] == {"two": 2, "one": 1}
+    assert "only-broad" not in qrels

@@ -74,3 +74,27 @@ def test_shared_words_leave_out_bare_numbers_and_function_words(fake_library, tm
     first = next(fake_library.papers()).paper_id
     (top,) = fake_library.related(first, limit=1)
     assert top.terms == ["cifar10", "denoising", "limit", "samplers", "steps"]
+
+
+def test_more_like_this_terms_are_the_rarest_frequent_words():
+    from paperscope.index.related import more_like_this_terms
+    from paperscope.models import Paper
+
+    text = "Tetrahedral kernels. Tetrahedral meshes beat graph kernels."
+    paper = Paper(paper_id="p", abstract=text, clean_text=text)
+    df = {"tetrahedral": 1, "kernels": 50, "meshes": 5, "beat": 80, "graph": 90}
+    terms = more_like_this_terms(paper, lambda ts: {t: df.get(t, 0) for t in ts}, n_papers=100, limit=3)
+    # tf-idf: tetrahedral (tf 2, df 1) > meshes (tf 1, df 5) > kernels (tf 2, df 50) > beat > graph
+    assert terms == ["tetrahedral", "meshes", "kernels"]
+
+
+def test_related_hits_report_both_legs(fake_library, tmp_path):
+    body = F12 + "\nWe propose tetrahedral sparse attention for meshes.\n"
+    (tmp_path / "f.txt").write_text(body, encoding="utf-8")
+    fake_library.ingest([tmp_path / "f.txt"])
+    sparse = fake_library.search("sparse attention long documents", mode="bm25")[0].paper_id
+    hits = fake_library.related(sparse, limit=3)
+    top = hits[0]
+    assert "attention" in fake_library.get(top.paper_id).clean_text
+    assert set(top.legs) == {"dense", "bm25"}
+    assert top.legs["bm25"]["rank"] == 1 and top.legs["dense"]["score"] <= 1.0

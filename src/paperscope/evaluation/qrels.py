@@ -7,6 +7,8 @@ import csv
 import hashlib
 import json
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,7 @@ __all__ = [
     "is_training_item",
     "chinese_problem_statement",
     "read_dev_queries",
+    "related_qrels",
 ]
 
 # One quoted item of a printed numpy string array: '...' or "..." with backslash escapes.
@@ -155,6 +158,43 @@ def chinese_problem_statement(explain_zh: str) -> str:
 def is_training_item(key: str, share: float = 0.25) -> bool:
     """Return True for the fixed ``share`` of items used to tune (by SHA-1 of ``key``); the rest are test."""
     return int(hashlib.sha1(key.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+#: Keywords used by this many ICLR papers or fewer make a single shared keyword count (grade 1).
+RARE_KEYWORD_PAPERS = 8
+#: The most frequent keywords ("large language models", "reinforcement learning", …) are too broad
+#: to make two papers related; this many are ignored.
+BROAD_KEYWORDS = 30
+
+
+def related_qrels(papers: Sequence[IclrPaper], min_related: int = 3) -> dict[str, dict[str, int]]:
+    """Return related-paper qrels from shared author keywords: paper_key → {paper_key: grade}.
+
+    Keywords are lower-cased and stripped; the ``BROAD_KEYWORDS`` most frequent are ignored. A
+    paper is related (grade 2) when it shares two or more of the others, or (grade 1) one that
+    at most ``RARE_KEYWORD_PAPERS`` papers use. Author keywords are chosen apart from the
+    abstract text, so they judge text similarity without being made from it. Papers with fewer
+    than ``min_related`` related papers are left out (no stable ranking to judge).
+    """
+    keywords = {p.paper_key: {k.strip().lower() for k in p.keywords.split(",") if k.strip()} for p in papers}
+    counts = Counter(k for ks in keywords.values() for k in ks)
+    broad = {k for k, _ in counts.most_common(BROAD_KEYWORDS)}
+    users: dict[str, set[str]] = {}
+    for key, ks in keywords.items():
+        for k in ks - broad:
+            users.setdefault(k, set()).add(key)
+    out: dict[str, dict[str, int]] = {}
+    for key, ks in keywords.items():
+        mine = sorted(ks - broad)
+        shared = Counter(other for k in mine for other in users[k] if other != key)
+        related = {other: 2 for other, n in shared.items() if n >= 2}
+        for k in mine:
+            if counts[k] <= RARE_KEYWORD_PAPERS:
+                for other in users[k] - {key}:
+                    related.setdefault(other, 1)
+        if len(related) >= min_related:
+            out[key] = related
+    return out
 
 
 def read_dev_queries(path: Path) -> list[dict]:

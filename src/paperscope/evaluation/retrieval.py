@@ -14,6 +14,10 @@ Tasks (data in ``../shared/data``, see its SOURCES.md):
   glossed (Chinese) queries.
 - ``icml-dev-en`` / ``icml-dev-zh``: the hand-labelled dev queries over the 95 ICML 2026
   abstracts (graded 2/1), English and Chinese reported apart.
+- ``iclr-related``: the same ICLR library; each paper is a query for ``related``, and its
+  related papers are those sharing author keywords with it
+  (:func:`paperscope.evaluation.qrels.related_qrels`). bm25 is the "more like this" leg, dense
+  the embedding neighbours, hybrid the product's fusion of both.
 
 Each corpus is loaded into its own library under ``workdir`` through the product's own store,
 embedding and search code, so the figures measure what users run. Libraries are kept, so a
@@ -35,7 +39,8 @@ from tqdm import tqdm
 
 from ..config import home_dir
 from ..errors import InputError
-from ..index.fusion import DEFAULT_FUSION, Fusion
+from ..index.fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
+from ..index.related import RELATED_FUSION, related_legs
 from ..index.search import collect_legs, fuse_legs
 from ..ingest.pipeline import content_hash_for, record_to_paper
 from ..ingest.text_list import read_text_list
@@ -52,6 +57,7 @@ from .qrels import (
     read_iclr_papers,
     read_qrels_tsv,
     read_scifact_corpus,
+    related_qrels,
 )
 
 __all__ = [
@@ -74,6 +80,7 @@ TASKS = {
     "iclr-zh": "ICLR 2026 Chinese problem statement (from explain_zh) → abstract (test 3/4)",
     "icml-dev-en": "ICML 2026 dev queries, English (95 abstracts)",
     "icml-dev-zh": "ICML 2026 dev queries, Chinese (95 abstracts)",
+    "iclr-related": "ICLR 2026 related papers: a paper → papers sharing its author keywords (test 3/4)",
 }
 #: Modes reported: the product's three, plus plain RRF (k = 60) as the reference fusion.
 EVAL_MODES = ("bm25", "dense", "hybrid", "rrf")
@@ -238,6 +245,19 @@ def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, lis
             queries[item.paper_key] = text
             qrels[item.paper_key] = {by_line[number]: 1}
         tasks.append(task)
+    related = EvalTask(name="iclr-related", library_name="iclr2026", queries={}, qrels={})
+    pid_of = {item.paper_key: by_line[n] for n, item in enumerate(items, start=1) if n in by_line}
+    for key, judged in related_qrels(items).items():
+        if key not in pid_of:
+            continue
+        queries, qrels = (
+            (related.train_queries, related.train_qrels)
+            if is_training_item(key)
+            else (related.queries, related.qrels)
+        )
+        queries[key] = pid_of[key]  # the query is a paper: its paper_id
+        qrels[key] = {pid_of[k]: grade for k, grade in judged.items() if k in pid_of}
+    tasks.append(related)
     return lib, tasks
 
 
@@ -269,6 +289,7 @@ _TASK_LOADER = {
     "iclr-zh": "iclr",
     "icml-dev-en": "icml",
     "icml-dev-zh": "icml",
+    "iclr-related": "iclr",
 }
 
 
@@ -331,6 +352,31 @@ def _runs(
     return runs
 
 
+def _related_runs(
+    lib: Library, queries: dict[str, str], modes: Sequence[str]
+) -> dict[str, dict[str, list[str]]]:
+    """Return mode → query id → ranked paper_ids for related-paper queries (a paper_id each).
+
+    The legs are the product's (:func:`paperscope.index.related.related_legs`): dense is the
+    paper's embedding neighbours, bm25 its "more like this" query, hybrid their fusion with
+    :data:`RELATED_FUSION`. Duplicate filtering is left out (ICLR has no duplicate abstracts).
+    """
+    runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
+    index, memory = lib.dense_index(), lib.memory_bm25()
+    for qid, paper_id in queries.items():
+        legs = related_legs(lib.store, index, lib.get(paper_id), _DEPTH, memory)
+        for mode in modes:
+            if mode in ("bm25", "dense"):
+                ranked = legs.lists.get(mode, [])[:_DEPTH]
+            elif mode == "rrf":
+                ranked = fuse_rrf(legs.lists, {"bm25": 1.0, "dense": 1.0})[:_DEPTH]
+            else:
+                fusion = RELATED_FUSION
+                ranked = fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors)[:_DEPTH]
+            runs[mode][qid] = [pid for pid, _ in ranked]
+    return runs
+
+
 def run_retrieval_eval(
     tasks: Sequence[str] | None = None,
     modes: Sequence[str] = EVAL_MODES,
@@ -360,7 +406,10 @@ def run_retrieval_eval(
     results: dict[str, dict[str, dict[str, float]]] = {}
     loaded = load_tasks(tasks, data_dir, workdir, embedder, progress)
     for lib, task in loaded:
-        runs = _runs(lib, task.queries, modes, fusion, progress, task.name)
+        if task.name == "iclr-related":
+            runs = _related_runs(lib, task.queries, modes)
+        else:
+            runs = _runs(lib, task.queries, modes, fusion, progress, task.name)
         results[task.name] = {mode: evaluate_run(runs[mode], task.qrels, METRICS) for mode in modes}
     for lib in {id(lib): lib for lib, _ in loaded}.values():
         lib.close()

@@ -1,21 +1,55 @@
-"""Related papers: nearest neighbours by embedding cosine, explained by the rare words they share."""
+"""Related papers: embedding neighbours fused with a BM25 "more like this" query.
+
+Two legs, as in hybrid search:
+
+* **dense**: the nearest neighbours of the paper's stored vector (cosine);
+* **bm25**: a BM25 search for the paper's ``MLT_TERMS`` words of highest tf-idf (the "more like
+  this" query of Lucene and Elasticsearch: sublinear tf × log(N / (1 + df))), so the rare names and
+  terms two abstracts share count, not only their overall topic.
+
+They are fused like hybrid search (score-normalised, weighted; ``RELATED_FUSION``). Measured by
+``paperscope eval --task iclr-related`` (ICLR 2026 papers; a paper's related papers are those
+sharing author keywords with it; 1,257 test papers): nDCG@10 dense 0.134, BM25 more-like-this
+0.131, fused 0.164. The number of terms (20 of 10/20/40) and the BM25 weight (0.15 of
+0.1–0.5) were chosen on the training quarter only.
+"""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Callable
+
 from ..models import Paper
 from ..store import Store, papers
+from ..store.lexical import search_fts
 from ..store.retrieval import document_frequencies
-from ..text import fold, tokenize
-from .bm25 import STOP_WORDS
+from ..text import fold, segment, tokenize
+from .bm25 import STOP_WORDS, MemoryBM25, match_expression
 from .dense import DenseIndex
+from .fusion import Fusion, fuse_scores
+from .search import Legs
 
-__all__ = ["related_papers", "shared_terms", "DUPLICATE_COSINE", "MAX_TERMS"]
+__all__ = [
+    "related_papers",
+    "related_legs",
+    "more_like_this_terms",
+    "shared_terms",
+    "DUPLICATE_COSINE",
+    "MAX_TERMS",
+    "MLT_TERMS",
+    "RELATED_FUSION",
+]
 
 #: Cosine at or above which two papers count as the same text lightly edited (a duplicate).
 #: MiniLM gives distinct abstracts on one topic 0.6–0.9; re-typed copies of one abstract > 0.98.
 DUPLICATE_COSINE = 0.98
 #: Shared words shown per neighbour.
 MAX_TERMS = 5
+#: Words of the "more like this" BM25 query (chosen on the iclr-related training quarter).
+MLT_TERMS = 20
+#: How the two legs are fused (weights chosen on the iclr-related training quarter).
+RELATED_FUSION = Fusion(method="convex", normaliser="tm2c2", weights={"bm25": 0.15, "dense": 0.85})
 _BOILERPLATE = frozenset(
     """also approach approaches based both can existing however more method methods new novel not only
     paper propose proposed proposes results show shows such than these they this through using while
@@ -25,21 +59,67 @@ _BOILERPLATE = frozenset(
 )
 
 
-def _content_words(paper: Paper) -> set[str]:
-    words = tokenize(f"{paper.title or ''} {paper.clean_text}")
+def _words(paper: Paper) -> list[str]:
+    words = tokenize(segment(f"{paper.title or ''} {paper.clean_text}", for_index=True))
     # Bare numbers ("2", "100") and short function words explain nothing; "cifar10", "fp4" do.
-    return {
+    return [
         w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOP_WORDS and w not in _BOILERPLATE
-    }
+    ]
 
 
 def shared_terms(store: Store, a: Paper, b: Paper, limit: int = MAX_TERMS) -> list[str]:
     """Return up to ``limit`` words both papers use, rarest in the library first (ties: alphabetical)."""
-    common = _content_words(a) & _content_words(b)
+    common = set(_words(a)) & set(_words(b))
     if not common:
         return []
     df = document_frequencies(store.conn, common)
     return sorted(common, key=lambda w: (df.get(w, 0), w))[:limit]
+
+
+def more_like_this_terms(
+    paper: Paper, frequency: Callable[[list[str]], dict[str, int]], n_papers: int, limit: int = MLT_TERMS
+) -> list[str]:
+    """Return the ``limit`` words of ``paper`` with the highest tf-idf, best first.
+
+    tf-idf = (1 + ln tf) × ln(n_papers / (1 + df)), df from ``frequency`` (terms → papers using
+    each); ties break alphabetically.
+    """
+    tf = Counter(_words(paper))
+    if not tf:
+        return []
+    df = frequency(sorted(tf))
+    score = {t: (1 + math.log(c)) * math.log(max(n_papers, 1) / (1 + df.get(t, 0))) for t, c in tf.items()}
+    return sorted(score, key=lambda t: (-score[t], t))[:limit]
+
+
+def related_legs(
+    store: Store, index: DenseIndex, paper: Paper, depth: int, memory_bm25: MemoryBM25 | None = None
+) -> Legs:
+    """Return the dense and BM25 "more like this" candidates of ``paper`` (itself left out).
+
+    Both lists hold ``(paper_id, raw score)`` best first; a BM25 candidate outside the dense list
+    gets its exact cosine, as in hybrid search.
+    """
+    legs = Legs()
+    vector = index.vector_of(paper.paper_id)
+    if vector is None or not vector.any():
+        return legs
+    dense = [(pid, s) for pid, s in index.search(vector, depth + 1) if pid != paper.paper_id][:depth]
+    if memory_bm25 is not None:
+        terms = more_like_this_terms(paper, memory_bm25.document_frequencies, len(memory_bm25))
+        bm25 = memory_bm25.search(terms, depth + 1) if terms else []
+    else:
+        terms = more_like_this_terms(paper, lambda t: document_frequencies(store.conn, t), len(index))
+        expression = match_expression(" ".join(terms)) if terms else None
+        bm25 = search_fts(store.conn, expression, depth + 1) if expression else []
+    bm25 = [(pid, s) for pid, s in bm25 if pid != paper.paper_id][:depth]
+    listed = {pid for pid, _ in dense}
+    extra = index.scores_of(vector, [pid for pid, _ in bm25 if pid not in listed])
+    legs.lists["dense"] = sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
+    legs.floors["dense"] = dense[-1][1] if len(dense) >= depth else -1.0
+    legs.lists["bm25"] = bm25
+    legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
+    return legs
 
 
 def _is_duplicate(a: Paper, b: Paper, cosine: float) -> bool:
@@ -49,29 +129,37 @@ def _is_duplicate(a: Paper, b: Paper, cosine: float) -> bool:
 
 
 def related_papers(
-    store: Store, index: DenseIndex, paper: Paper, limit: int
-) -> list[tuple[Paper, float, list[str]]]:
-    """Return up to ``limit`` ``(neighbour, cosine, shared terms)``, most similar first.
+    store: Store,
+    index: DenseIndex,
+    paper: Paper,
+    limit: int,
+    memory_bm25: MemoryBM25 | None = None,
+    fusion: Fusion = RELATED_FUSION,
+) -> list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]]:
+    """Return up to ``limit`` ``(neighbour, fused score, legs, shared terms)``, most related first.
 
-    Never returns ``paper`` itself or a duplicate of it (see :data:`DUPLICATE_COSINE`).
+    ``legs`` gives the neighbour's rank and raw score in each leg it appears in (``dense``:
+    cosine; ``bm25``: BM25 score). Never returns ``paper`` itself or a duplicate of it (see
+    :data:`DUPLICATE_COSINE`).
     """
-    vector = index.vector_of(paper.paper_id)
-    if vector is None or not vector.any():
+    depth = max(fusion.candidates, limit + 10)
+    legs = related_legs(store, index, paper, depth, memory_bm25)
+    if not legs.lists.get("dense"):
         return []
-    depth = limit + 10
-    while True:
-        candidates = index.search(vector, depth)
-        out: list[tuple[Paper, float, list[str]]] = []
-        for other_id, score in candidates:
-            if other_id == paper.paper_id:
-                continue
-            other = papers.get_paper(store.conn, other_id)
-            if _is_duplicate(paper, other, score):
-                continue
-            out.append((other, score, []))
-            if len(out) == limit:
-                break
-        if len(out) == limit or len(candidates) < depth or depth >= len(index):
+    cosine = dict(legs.lists["dense"])
+    positions = {
+        leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}
+        for leg, hits in legs.lists.items()
+    }
+    out: list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]] = []
+    for pid, score in fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors):
+        other = papers.get_paper(store.conn, pid)
+        if _is_duplicate(paper, other, cosine.get(pid, 0.0)):
+            continue
+        detail = {
+            leg: {"rank": pos[pid][0], "score": pos[pid][1]} for leg, pos in positions.items() if pid in pos
+        }
+        out.append((other, float(score), detail, shared_terms(store, paper, other)))
+        if len(out) == limit:
             break
-        depth *= 4
-    return [(other, score, shared_terms(store, paper, other)) for other, score, _ in out]
+    return out
