@@ -98,3 +98,14 @@ def test_related_hits_report_both_legs(fake_library, tmp_path):
     assert "attention" in fake_library.get(top.paper_id).clean_text
     assert set(top.legs) == {"dense", "bm25"}
     assert top.legs["bm25"]["rank"] == 1 and top.legs["dense"]["score"] <= 1.0
+
+
+def test_task_words_of_the_card_follow_the_tf_idf_terms():
+    from paperscope.index.related import more_like_this_terms
+    from paperscope.models import Card, Paper
+
+    text = "Tetrahedral meshes beat graph kernels."
+    card = Card(label="x", extra={"tasks": [{"text": "mesh generation", "start": 0, "end": 15}]})
+    paper = Paper(paper_id="p", abstract=text, clean_text=text, card=card)
+    terms = more_like_this_terms(paper, lambda ts: {t: 1 for t in ts}, n_papers=100, limit=2)
+    assert terms[:2] == ["beat", "graph"] and terms[2:] == ["mesh", "generation"]
