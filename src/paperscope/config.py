@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["home_dir", "cache_dir", "default_db_path", "EXAMPLES_DIR"]
+__all__ = ["home_dir", "cache_dir", "default_db_path", "examples_dir", "EXAMPLES_DIR"]
 
-#: The five ICML 2026 lists shipped with the repository (used by ``paperscope demo``).
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "icml2026"
+
+def examples_dir(checkout: Path, prefix: Path) -> Path:
+    """Return the folder of the example lists.
+
+    ``checkout/examples/icml2026`` when it exists (a source checkout or editable install), else
+    ``prefix/share/paperscope/examples/icml2026``, where a wheel installs them (pyproject
+    ``data-files``).
+    """
+    in_checkout = checkout / "examples" / "icml2026"
+    return in_checkout if in_checkout.is_dir() else prefix / "share" / "paperscope" / "examples" / "icml2026"
+
+
+#: The five ICML 2026 lists shipped with paperscope (``paperscope demo``, the int8 calibration).
+EXAMPLES_DIR = examples_dir(Path(__file__).resolve().parents[2], Path(sys.prefix))
 
 
 def home_dir() -> Path:
