@@ -264,12 +264,19 @@ def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, lis
 def _icml_dev(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
     folder = data / "icml2026"
     lib = _open_library(workdir, "icml2026", lambda lib: lib.ingest([folder]), embedder)
+    # Positions resolve through the stored sources (file, line), not by re-hashing the text: a
+    # library built by an older clean_text keeps its paper_ids (ingest merges the new text in).
+    stored = {
+        (str(Path(src.path).resolve()), src.line): paper.paper_id
+        for paper in lib.papers()
+        for src in paper.sources
+    }
     position: dict[tuple[str, int], str] = {}
     for path in sorted(folder.glob("*.txt")):
         for index, record in enumerate(read_text_list(path)):
-            paper = record_to_paper(record)
-            if paper is not None:
-                position[(path.name, index)] = paper.paper_id
+            key = (str(Path(record.source.path).resolve()), record.source.line)
+            if key in stored:
+                position[(path.name, index)] = stored[key]
     tasks = {
         lang: EvalTask(name=f"icml-dev-{lang}", library_name="icml2026", queries={}, qrels={})
         for lang in ("en", "zh")
