@@ -232,6 +232,19 @@ def test_split_venue(text: str, expected: tuple) -> None:
     assert split_venue(text) == expected
 
 
+def test_unclosed_bibtex_entry_does_not_swallow_the_next_one(tmp_path: Path) -> None:
+    path = tmp_path / "unclosed.bib"
+    path.write_text(
+        "@article{a,\n  title = {First},\n  abstract = {We keep this one.},\n}\n\n"
+        "@inproceedings{b,\n  title = {Unclosed {brace,\n  abstract = {Never closed.\n}\n\n"
+        "@article{c,\n  title = \"Third\",\n  abstract = \"We keep this one too.\"\n}\n",
+        encoding="utf-8",
+    )
+    first, broken, third = list(read_bibtex(path))
+    assert (first.title, third.title) == ("First", "Third")
+    assert (broken.line, broken.reason.startswith("BibTeX entry not parsed")) == (6, True)
+
+
 def test_bibtex_entry_cut_short_is_skipped_with_its_reason_and_line(tmp_path: Path, capsys) -> None:
     path = tmp_path / "cut.bib"
     path.write_text(

@@ -1,7 +1,7 @@
 r"""Reader for BibTeX files via bibtexparser 2, entry by entry, with LaTeX accents turned into Unicode.
 
-The file is cut into entries at lines that start with ``@`` outside braces, and each entry is
-parsed on its own, so memory holds one entry however large the file (``@string`` macros are
+The file is cut into entries at lines that start with ``@`` outside braces (or with an entry head
+such as ``@article{key,`` at column 0 inside an unclosed brace), and each entry is parsed on its own, so memory holds one entry however large the file (``@string`` macros are
 carried forward to later entries). Titles and author names go through the shared LaTeX
 converter (``Jos{\'e}`` → ``José``, ``{\"U}ber`` → ``Über``, ``{\~{a}}`` → ``ã``: case 10); the
 abstract keeps its LaTeX as the original text and is cleaned like every other abstract.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,7 @@ __all__ = ["FORMAT", "read_bibtex"]
 FORMAT = "bibtex"
 
 _SKIP_TYPES = {"comment", "preamble", "string"}
+_ENTRY_HEAD_RE = re.compile(r"@[A-Za-z]+\s*[{(]\s*[^\s,{}()]+\s*,")
 
 
 def _entry_chunks(path: Path) -> Iterator[tuple[int, str]]:
@@ -35,7 +37,9 @@ def _entry_chunks(path: Path) -> Iterator[tuple[int, str]]:
     start = 0
     depth = 0
     for number, line in iter_lines(path):
-        if depth <= 0 and line.lstrip().startswith("@"):
+        # An entry head at column 0 ("@article{key,") starts a new block even inside an unclosed
+        # brace: an entry that never closes is reported alone, not allowed to swallow the next.
+        if (depth <= 0 and line.lstrip().startswith("@")) or (depth > 0 and _ENTRY_HEAD_RE.match(line)):
             if lines:
                 yield start, "\n".join(lines)
             lines, start, depth = [], number, 0
