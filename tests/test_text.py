@@ -13,6 +13,11 @@ CASES = [
     (r"up to 65$\times$ storage reduction", "up to 65× storage reduction"),
     (r"C$^2$R", "C²R"),
     (r"Classifier$^+$ (A-VARC$^+$)", "Classifier⁺ (A-VARC⁺)"),
+    # TeX typography and inline HTML (seen in real exports)
+    ("a ``drop-in'' fix -- fast", "a “drop-in” fix – fast"),
+    (r"\emph{et al.}~and Fig.~3, about ~5%", "et al. and Fig. 3, about ~5%"),
+    ("H<sub>2</sub>O, <i>in vivo</i>, a<sup>2</sup>, x<3", "H₂O, in vivo, a², x<3"),
+    (r"rate 10^{-3} and $10^{-3}$", "rate 10⁻³ and 10⁻³"),
     (r"at \href{https://a.org/r/x}{\textcolor{black}{https://a.org/r/x}}.", "at https://a.org/r/x."),
     (r"see \href{https://a.org/q}{our \textbf{code}}", "see our code https://a.org/q"),
     (
@@ -35,6 +40,7 @@ CASES = [
     (r"costs \$5 and $x", "costs $5 and $x"),
     # markdown
     ("**TetraJet-v2** is *fast*", "TetraJet-v2 is fast"),
+    ("***M***FM and ~~old~~ new", "MFM and old new"),
     (
         "[GitHub](https://github.com/BenchCouncil/llm-evaluatology)",
         "GitHub (https://github.com/BenchCouncil/llm-evaluatology)",

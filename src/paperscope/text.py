@@ -7,7 +7,8 @@ Pipeline of :func:`clean_text` (each step runs once, in this order):
 3. URLs are set aside (they may hold ``_``, ``%`` or ``~``), markdown links become their text.
 4. LaTeX math and commands become Unicode via pylatexenc (``9.6$\\times$`` to ``9.6×``,
    ``$\\mathcal{O}(n)$`` to ``O(n)``, ``C$^2$R`` to ``C²R``, ``\\textit{x}`` to ``x``).
-5. TeX dash ligatures between words become dashes (``---`` to ``—``, ``Bradley--Terry`` to ``Bradley–Terry``).
+5. TeX typography and inline HTML become plain text (``---`` to ``—``, ``Bradley--Terry`` to
+   ``Bradley–Terry``, ````x''`` to ``“x”``, ``Fig.~3`` to ``Fig. 3``, ``H<sub>2</sub>O`` to ``H₂O``).
 6. URLs are put back and whitespace is collapsed.
 
 HTML entities are not part of it: ingest decodes them exactly once with :func:`decode_entities`
@@ -42,7 +43,7 @@ _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]|\\^]+", re.IGNORECASE)
 # The link text may hold one level of braces: \href{u}{\textcolor{black}{u}}.
 _LATEX_URL_RE = re.compile(r"\\(?:url|href)\{([^{}]+)\}(?:\{((?:[^{}]|\{[^{}]*\})*)\})?")
 _MD_LINK_RE = re.compile(r"\[([^\]\n]+)\]\((\s*https?://[^)\s]+)\s*\)")
-_MD_BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_BOLD_RE = re.compile(r"(\*\*\*|\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1")
 _MD_ITALIC_RE = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
 _MD_UNDERSCORE_RE = re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)")
 _MD_CODE_RE = re.compile(r"`([^`\n]+)`")
@@ -56,7 +57,7 @@ _LATEX_CMD_RE = re.compile(
     r"|\{(?:[^{}]|\{[^{}]*\})*\}"
 )
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ")
-_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|([0-9]{1,4}(?![0-9])|[niT+]))")
+_SUPERSCRIPT_RE = re.compile(r"\^(?:\{([0-9+\-=()niT]{1,4})\}|(-?[0-9]{1,4}(?![0-9])|[niT+]))")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WS_RE = re.compile(r"\s+")
 _MACRO_NAME_RE = re.compile(r"\\[a-zA-Z]+\*?")
@@ -156,6 +157,8 @@ def latex_to_text(text: str) -> str:
                 out.append(" ")
             out.append(converted)
         else:
+            if "^" in segment:  # "10^{-3}" in prose: the braces would go before the superscript is read
+                segment = _SUPERSCRIPT_RE.sub(_superscript, segment)
             out.append(_LATEX_CMD_RE.sub(lambda m: _convert_segment(m.group(0)), segment))
         previous_math = is_math
     return "".join(out)
@@ -215,7 +218,7 @@ def _strip_markdown(text: str) -> str:
     if "`" in text:
         text = _MD_CODE_RE.sub(r"\1", text)
     has_underscore, has_star = "_" in text, "*" in text
-    if has_underscore or has_star:
+    if has_underscore or has_star or "~~" in text:
         text = _MD_BOLD_RE.sub(r"\2", text)
     if has_underscore:
         text = _MD_UNDERSCORE_RE.sub(r"\1", text)
@@ -230,7 +233,36 @@ def decode_entities(text: str) -> str:
 
 
 _EM_DASH_RE = re.compile(r"(?<=[\w\s])---(?=[\w\s])")
-_EN_DASH_RE = re.compile(r"(?<=\w)--(?=\w)")
+_EN_DASH_RE = re.compile(r"(?<=\w)--(?=\w)|(?<=\s)--(?=\s)")
+_TEX_QUOTES_RE = re.compile(r"``(.+?)''")
+_TEX_TILDE_RE = re.compile(r"(?<=[A-Za-z.])~(?=[\w\s\\])")
+_HTML_SCRIPT_RE = re.compile(r"<(sub|sup)>\s*([0-9+\-=()]{1,4})\s*</\1>", re.IGNORECASE)
+_HTML_TAG_RE = re.compile(
+    r"</?(?:i|b|em|strong|u|sub|sup|code|span|p|br|small|tt)(?:\s[^<>]{0,80})?\s*/?>", re.IGNORECASE
+)
+_SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
+
+
+def _typography(text: str) -> str:
+    """Turn TeX typography and inline HTML into plain text (each step runs only when its marker occurs).
+
+    ``---`` and ``--`` between words become dashes, ````quotes''`` curly quotes, ``Fig.~3``
+    a space, ``H<sub>2</sub>O`` ``H₂O``; other inline HTML tags (``<i>``, ``<b>``, …) go.
+    """
+    if "--" in text:
+        text = _EM_DASH_RE.sub("—", text)
+        text = _EN_DASH_RE.sub("–", text)
+    if "``" in text:
+        text = _TEX_QUOTES_RE.sub(r"“\1”", text)
+    if "~" in text:
+        text = _TEX_TILDE_RE.sub(" ", text)
+    if "<" in text:
+        text = _HTML_SCRIPT_RE.sub(
+            lambda m: m.group(2).translate(_SUPERSCRIPTS if m.group(1).lower() == "sup" else _SUBSCRIPTS),
+            text,
+        )
+        text = _HTML_TAG_RE.sub("", text)
+    return text
 
 
 def clean_text(original: str) -> str:
@@ -243,9 +275,7 @@ def clean_text(original: str) -> str:
     # Markdown first: `_https://x.org/a_` is an italic URL, not a URL ending in "_".
     text, urls = _protect_urls(_strip_markdown(text))
     text = latex_to_text(text)
-    if "--" in text:  # TeX dash ligatures: "systems---variants", "Bradley--Terry"
-        text = _EM_DASH_RE.sub("—", text)
-        text = _EN_DASH_RE.sub("–", text)
+    text = _typography(text)
     if urls:
         text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
     # Markdown links become "text (url)"; the URL stays for the extractors.

@@ -237,7 +237,7 @@ def test_unclosed_bibtex_entry_does_not_swallow_the_next_one(tmp_path: Path) -> 
     path.write_text(
         "@article{a,\n  title = {First},\n  abstract = {We keep this one.},\n}\n\n"
         "@inproceedings{b,\n  title = {Unclosed {brace,\n  abstract = {Never closed.\n}\n\n"
-        "@article{c,\n  title = \"Third\",\n  abstract = \"We keep this one too.\"\n}\n",
+        '@article{c,\n  title = "Third",\n  abstract = "We keep this one too."\n}\n',
         encoding="utf-8",
     )
     first, broken, third = list(read_bibtex(path))
