@@ -48,8 +48,13 @@ __all__ = [
     "record_to_paper",
     "repair_record",
     "DATA_SUFFIXES",
+    "MAX_ABSTRACT_CHARS",
 ]
 
+#: Longest clean abstract kept (characters). Real abstracts run to about 3,000 (OpenReview caps
+#: them at 5,000, arXiv at 1,920); a record far beyond is a full text or a file read wrongly,
+#: which would cost minutes to embed. Such records are skipped with their size.
+MAX_ABSTRACT_CHARS = 20_000
 _BATCH = 1000
 #: Files at least this large use worker processes (below it, forking costs more than it saves).
 _POOL_MIN_BYTES = 2**20
@@ -464,6 +469,13 @@ def _ingest_file(
                 report.repaired.append(Skip(str(path), item.source.line, reason, unit))
             if paper is None:
                 reason = "empty abstract (no letter or digit)"
+                report.skipped.append(Skip(str(path), item.source.line, reason, unit))
+                continue
+            if len(paper.clean_text) > MAX_ABSTRACT_CHARS:
+                reason = (
+                    f"abstract is {len(paper.clean_text):,} characters, more than {MAX_ABSTRACT_CHARS:,}: "
+                    "a full text or a broken file, not an abstract"
+                )
                 report.skipped.append(Skip(str(path), item.source.line, reason, unit))
                 continue
             saw_cjk = saw_cjk or has_cjk(paper.clean_text)
