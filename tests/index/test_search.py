@@ -163,3 +163,13 @@ def test_filter_values_are_not_wildcards(fake_library, tmp_path):
     assert fake_library.search("pruning", venue="%") == []
     assert fake_library.search("pruning", decision="_") == []
     assert len(fake_library) == 42
+
+
+def test_a_filter_that_leaves_no_lexical_match_still_returns_dense_hits(fake_library, tmp_path):
+    fake_library.ingest(_two_venues(tmp_path))
+    # "graph" matches only ICML papers; among NeurIPS ones only the dense leg can rank.
+    hits = fake_library.search("graph", limit=5, venue="neurips")
+    assert len(hits) == 5 and {fake_library.get(h.paper_id).venue for h in hits} == {"NeurIPS"}
+    assert all(set(h.legs) == {"dense"} for h in hits)
+    # A word no paper has anywhere still returns nothing, filter or not.
+    assert fake_library.search("zqxjv", venue="neurips") == []

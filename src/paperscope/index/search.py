@@ -36,9 +36,10 @@ __all__ = [
 
 #: Search modes, in the order the CLI lists them.
 MODES = ("hybrid", "bm25", "dense")
-#: In hybrid mode, when no paper matches a query word, dense hits below this cosine are dropped:
-#: MiniLM gives unrelated texts cosines of about -0.1..0.2, so a made-up word (``zqxjv``)
-#: returns nothing instead of noise. Dense mode keeps every hit.
+#: In hybrid mode, when no paper of the library matches a query word, dense hits below this
+#: cosine are dropped: MiniLM gives unrelated texts cosines of about -0.1..0.2, so a made-up word
+#: (``zqxjv``) returns nothing instead of noise. Dense mode keeps every hit; so does a filter that
+#: leaves no BM25 match for a query that matches elsewhere.
 MIN_DENSE_ONLY_COSINE = 0.25
 
 
@@ -84,6 +85,21 @@ class Legs:
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     floors: dict[str, float] = field(default_factory=dict)
     glossed: bool = False
+
+
+def _matches_anywhere(
+    store: Store, lexical_text: str, expression: str, allowed: set[str] | None, in_memory: MemoryBM25 | None
+) -> bool:
+    """Return True when some paper of the whole library matches the query's words.
+
+    A filter can leave BM25 empty for a real query ("policy" among robotics papers); only a query
+    that matches nothing anywhere (a made-up word) drops weak dense hits.
+    """
+    if allowed is None:
+        return False  # the unfiltered BM25 list was already empty
+    if in_memory is not None:
+        return bool(in_memory.search(query_terms(lexical_text), 1))
+    return bool(search_fts(store.conn, expression, 1))
 
 
 def collect_legs(
@@ -141,7 +157,9 @@ def collect_legs(
             # BM25 candidates outside the dense top list still get their exact cosine.
             extra = index.scores_of(vector, [pid for pid, _ in legs.lists["bm25"] if pid not in listed])
             dense = sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
-            if not legs.lists["bm25"]:
+            if not legs.lists["bm25"] and not _matches_anywhere(
+                store, lexical_text, expression, allowed, in_memory
+            ):
                 dense = [(pid, s) for pid, s in dense if s >= MIN_DENSE_ONLY_COSINE]
         legs.lists["dense"] = dense
     return legs
