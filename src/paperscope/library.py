@@ -29,6 +29,7 @@ from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
 from .store.lexical import TITLE_WEIGHT
 from .store.retrieval import filtered_paper_ids
+from .text import has_cjk
 from .triage import export_papers
 from .triage.recommend import rank_by_preference
 
@@ -290,6 +291,10 @@ class Library:
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in ranked])
         hits = []
         wanted = query_terms(query)
+        if has_cjk(query):  # a Chinese query matches English abstracts through its glosses
+            from .index.crosslingual import gloss_query
+
+            wanted += [t for t in query_terms(" ".join(gloss_query(query).english)) if t not in wanted]
         for item in ranked:
             label, sources, title, text = shown[item.paper_id]
             terms, snippet = explain_hit(wanted, title, text)

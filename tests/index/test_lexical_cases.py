@@ -124,3 +124,14 @@ def test_search_hits_carry_ids_scores_labels_and_sources(icml_library: Library, 
     assert "dataset distillation" in top.clean_text.lower()
     assert hits[0].sources[0].path.endswith(".txt") and hits[0].sources[0].line > 1
     assert hits[0].legs["bm25"]["rank"] == 1
+
+
+def test_a_chinese_word_indexed_with_sub_words_is_found_whole(tmp_path: Path) -> None:
+    body = (
+        "ICML 2026 论文列表\n\n我们提出了一种用于扩散模型加速的新方法，称为快速采样器，实现了3倍加速。\n\n"
+        "我们研究快速收敛的优化器。\n"
+    )
+    lib, (sampler, optimizer) = _library(tmp_path, body)
+    # jieba indexes 快速采样器 as "快速 采样 采样器": the query's words are near, not adjacent.
+    assert _top(lib, "快速采样器")[0] == sampler
+    assert _top(lib, "快速收敛") == [optimizer]

@@ -102,11 +102,15 @@ def test_an_abstract_of_a_full_texts_length_is_skipped_with_its_size(
 
     huge = "word " * (MAX_ABSTRACT_CHARS // 5 + 10)
     path = tmp_path / "huge.txt"
-    path.write_text(f"ICML 2026 Papers\n\nWe propose a sparse attention method.\n\n{huge}\n", encoding="utf-8")
+    path.write_text(
+        f"ICML 2026 Papers\n\nWe propose a sparse attention method.\n\n{huge}\n", encoding="utf-8"
+    )
     report = fresh_library.ingest([path])
     assert (report.read, report.new) == (2, 1)
     (skip,) = report.skipped
-    assert skip.line == 5 and skip.reason.startswith(f"abstract is {len(huge.strip()):,} characters, more than")
+    assert skip.line == 5 and skip.reason.startswith(
+        f"abstract is {len(huge.strip()):,} characters, more than"
+    )
 
 
 def test_invalid_characters_are_removed_with_a_warning_not_a_failure(

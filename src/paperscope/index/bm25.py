@@ -9,7 +9,7 @@ ranked by SQLite's ``bm25()`` (Robertson & Zaragoza, 2009; FTS5 uses k1 = 1.2, b
 
 from __future__ import annotations
 
-from ..text import clean_text, tokenize
+from ..text import clean_text, has_cjk, tokenize
 
 __all__ = ["STOP_WORDS", "match_expression", "query_terms", "MemoryBM25", "K1", "B", "IDF_FLOOR"]
 
@@ -26,17 +26,25 @@ def match_expression(query: str) -> str | None:
     LaTeX and markdown in the query are cleaned like abstracts (``C$^2$R`` → ``C²R``), so a
     query written like the source text finds it.
     """
-    phrases: list[str] = []
+    parts: list[str] = []
     for chunk in clean_text(query).split():
         tokens = [t for t in tokenize(chunk)]
         if not tokens or all(t in STOP_WORDS for t in tokens):
             continue
-        phrase = " ".join(tokens)
-        if phrase not in phrases:
-            phrases.append(phrase)
-    if not phrases:
-        return None
-    return " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases)
+        if has_cjk(chunk) and len(tokens) > 1:
+            # A Chinese run is several words, which the index holds with sub-words between them
+            # ("快速采样器" is indexed "快速 采样 采样器"): the words must be near, not adjacent.
+            quoted = " ".join(_quote(t) for t in tokens)
+            part = f"NEAR({quoted}, {2 * len(tokens)})"
+        else:
+            part = _quote(" ".join(tokens))  # a hyphenated word ("state-of-the-art") is one phrase
+        if part not in parts:
+            parts.append(part)
+    return " OR ".join(parts) if parts else None
+
+
+def _quote(phrase: str) -> str:
+    return '"' + phrase.replace('"', '""') + '"'
 
 
 #: FTS5's bm25() constants (SQLite fts5_aux.c): k1 = 1.2, b = 0.75, idf floor 1e-6.
