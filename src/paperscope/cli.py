@@ -187,6 +187,7 @@ def _print_hits(hits: list[Hit]) -> None:
     default=None,
     help="Only papers with this contribution type on their card.",
 )
+@click.option("--topic", default=None, type=int, help="Only papers of this topic id (see `paperscope topics`).")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 def search(
@@ -202,6 +203,7 @@ def search(
     has_code: bool | None,
     dataset: str | None,
     contribution: str | None,
+    topic: int | None,
     as_json: bool,
 ) -> None:
     """Search the library (BM25 and embeddings fused; Chinese queries work too).
@@ -220,6 +222,7 @@ def search(
         dataset=dataset,
         contribution=contribution,
         area=area,
+        topic=topic,
     )
     if as_json:
         _emit_json([h.to_dict() for h in hits])
@@ -537,9 +540,16 @@ def cards(ctx: click.Context, rebuild: bool, workers: int | None) -> None:
     "--task",
     "tasks",
     multiple=True,
-    help="Retrieval task (repeatable; default all): scifact, iclr-title, iclr-keywords, icml-dev-en, icml-dev-zh.",
+    help="Retrieval task (repeatable; default all): scifact, iclr-title, iclr-keywords, iclr-zh, "
+    "iclr-related, icml-dev-en, icml-dev-zh.",
 )
-@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The shared data folder (default: $PAPERSCOPE_EVAL_DATA, else ../shared/data).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print task → mode → metric → value as JSON.")
 @click.pass_context
 def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:  # noqa: A001

@@ -94,3 +94,13 @@ def test_own_acronym_is_not_the_opening_task_and_hyphen_parts_spell_letters():
 def test_label_clause_stops_before_i_e():
     text = "We present a two-stage method (FaceMix) to separate identity, i.e., the face, from pose."
     assert _label(text) == "FaceMix — two-stage method to separate identity"
+
+
+def test_a_long_label_is_cut_at_a_word_and_never_inside_a_bracket():
+    text = (
+        "In the pre-training-fine-tuning paradigm, pre-trained encoders have become high-value "
+        "intellectual property (IP) that owners must protect from theft by adversaries."
+    )
+    label = _label(text)
+    assert len(label) <= MAX_LABEL_CHARS
+    assert "(" not in label and label.split()[-1] in text.split()

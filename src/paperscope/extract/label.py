@@ -227,10 +227,16 @@ def _join(name: str, phrase: str | None) -> str:
     name, phrase = scrub(name), scrub(phrase) if phrase else phrase
     if not phrase:
         return name
-    label = f"{name}{_DASH}{phrase}"
+    return _clip(f"{name}{_DASH}{phrase}")
+
+
+def _clip(label: str) -> str:
+    """Cut ``label`` to ``MAX_LABEL_CHARS`` at a word boundary, never inside a bracket."""
     if len(label) <= MAX_LABEL_CHARS:
         return label
     cut = label[:MAX_LABEL_CHARS].rsplit(" ", 1)[0]
+    if cut.count("(") > cut.count(")"):  # "intellectual property (I" ends before the bracket
+        cut = cut[: cut.rindex("(")]
     return _trim(cut, max_words=200)
 
 
@@ -252,7 +258,7 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
     primary = primary_method(methods)
     if primary is None:
         phrase = _phrase_without_name(clean)
-        return _join(phrase[:1].upper() + phrase[1:], None)[:MAX_LABEL_CHARS] if phrase else clean[:60]
+        return _clip(scrub(phrase[:1].upper() + phrase[1:])) if phrase else _clip(clean)
     task = opening_task(clean, frozenset(fold(m.name) for m in methods))
     long_form = primary.long_form
     if long_form and long_form.lower() != primary.name.lower():
