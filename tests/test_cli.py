@@ -121,3 +121,11 @@ def test_a_db_in_a_missing_folder_is_an_error_except_for_ingest(tmp_path: Path, 
     assert not db.parent.exists()
     assert runner.invoke(cli, ["--db", str(db), "ingest", str(icml_dir)]).exit_code == 0
     assert runner.invoke(cli, ["--db", str(db), "stats"]).exit_code == 0
+
+
+def test_a_file_with_no_papers_gets_a_warning(run, tmp_path: Path) -> None:
+    path = tmp_path / "header_only.txt"
+    path.write_text("ICML 2026 Papers\n", encoding="utf-8")
+    result = run("ingest", str(path))
+    assert result.exit_code == 0
+    assert f"warning: {path}: no papers found" in result.stderr

@@ -83,6 +83,10 @@ def _print_report(report: IngestReport) -> None:
             f"merged {f.merged}, skipped {len(f.skipped)}"
             + (f", repaired {len(f.repaired)}" if f.repaired else "")
         )
+        if f.read == 0:
+            click.echo(
+                f"  warning: {f.path}: no papers found (a header alone, or not in the format read)", err=True
+            )
         for skip in f.skipped:
             click.echo(f"  skipped {skip}", err=True)
         for fix in f.repaired:
@@ -187,7 +191,9 @@ def _print_hits(hits: list[Hit]) -> None:
     default=None,
     help="Only papers with this contribution type on their card.",
 )
-@click.option("--topic", default=None, type=int, help="Only papers of this topic id (see `paperscope topics`).")
+@click.option(
+    "--topic", default=None, type=int, help="Only papers of this topic id (see `paperscope topics`)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 def search(

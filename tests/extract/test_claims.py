@@ -88,3 +88,8 @@ def test_baselines_of_before_after_pairs_are_not_claims():
 def test_numbers_inside_names_are_not_metric_values():
     text = "It reaches a perplexity of 7.1 at 64K tokens on PG-19 perplexity tasks and ResNet-50 x2 speed."
     assert [(v, u) for v, u, _ in _claims(text)] == [("7.1", "perplexity")]
+
+
+def test_a_spread_after_the_value_is_not_the_value():
+    text = r"It gives a 2.1$\pm$0.3 FID improvement and 85.2 ± 0.4% accuracy."
+    assert [(v, u) for v, u, _ in _claims(text)] == [("2.1", "FID"), ("85.2", "%")]

@@ -30,8 +30,9 @@ _REL = r"(?:[<>≤≥~≈]|&lt;|&gt;)"
 # Each pattern starts at the digit (fast to scan); a bound written before it ("<1%") is read apart.
 _FACTOR_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
 _REL_BEFORE_RE = re.compile(rf"({_REL})\s?$")
+_SPREAD_RE = re.compile(rf"\s?±\s?(?:{_NUM})")
 _PERCENT_RE = re.compile(
-    rf"(?<![\w.])([+\-−]?)({_NUM})\s?(%|(?:absolute\s+)?percentage points|percent|pp\b|(?:absolute\s+)?points\b)"
+    rf"(?<![\w.])([+\-−]?)({_NUM})\s*(%|(?:absolute\s+)?percentage points|percent|pp\b|(?:absolute\s+)?points\b)"
 )
 # The baseline of a before/after pair is not a result of the paper: "from 12.0% to 24.7%",
 # "19.6% → 57.1%", "(71.56% vs. 31.83%)" (the number after "vs.").
@@ -182,10 +183,12 @@ def extract_claims(clean: str) -> list[Claim]:
             return "", start
         return m.group(1).replace("&lt;", "<").replace("&gt;", ">"), m.start()
 
-    for m in _FACTOR_RE.finditer(clean):
+    # "2.1±0.3 FID": the spread is masked (offsets kept) so the value read is 2.1, not 0.3.
+    scan = _SPREAD_RE.sub(lambda m: " " * len(m.group(0)), clean) if "±" in clean else clean
+    for m in _FACTOR_RE.finditer(scan):
         rel, start = relation(m.start())
         add(m.group(1), "×", start, m.end(), rel)
-    for m in _PERCENT_RE.finditer(clean):
+    for m in _PERCENT_RE.finditer(scan):
         if _SETTING_BEFORE_RE.search(clean[max(0, m.start() - 20) : m.start()]):
             continue
         if _SETTING_AFTER_RE.match(clean[m.end() :]):
@@ -198,12 +201,12 @@ def extract_claims(clean: str) -> list[Claim]:
         unit = "%" if m.group(3) in ("%", "percent") else "pp"  # "40 absolute points" is 40 pp
         add(m.group(2), unit, start, m.end(), rel)
     if " per " in clean:
-        for m in _TIME_PER_RE.finditer(clean):
+        for m in _TIME_PER_RE.finditer(scan):
             add(m.group(1), _TIME_UNITS.get(m.group(2), m.group(2)), m.start(), m.end())
     if "context" in clean:
-        for m in _CONTEXT_RE.finditer(clean):
+        for m in _CONTEXT_RE.finditer(scan):
             add(m.group(1), f"{m.group(2)} tokens", m.start(1), m.end())
-    for m in _METRIC_AFTER_RE.finditer(clean):
+    for m in _METRIC_AFTER_RE.finditer(scan):
         add(m.group(1), m.group(2), m.start(), m.end())
         first = _SHARED_UNIT_RE.search(clean, max(0, m.start() - 20), m.start())
         if first:
@@ -214,6 +217,6 @@ def extract_claims(clean: str) -> list[Claim]:
             name = re.search(r"(\S+)\s*$", clean[max(0, m.start() - 40) : m.start()])
             if name and claims[-1].start == m.start(1) - 1:
                 claims[-1].what = f"gain for {name.group(1)}"
-    for m in _METRIC_BEFORE_RE.finditer(clean):
+    for m in _METRIC_BEFORE_RE.finditer(scan):
         add(m.group(2), m.group(1), m.start(), m.end())
     return sorted(claims, key=lambda c: c.start)

@@ -11,7 +11,7 @@ They are fused like hybrid search (score-normalised, weighted; ``RELATED_FUSION`
 ``paperscope eval --task iclr-related`` (ICLR 2026 papers; a paper's related papers are those
 sharing author keywords with it; 1,257 test papers): nDCG@10 dense 0.135, BM25 more-like-this
 0.131, fused 0.163; with the words of the paper's task phrases added to the BM25 query, BM25
-0.136 and fused 0.165 (training quarter 0.158 → 0.164). The number of terms (20 of 10/20/40) and the BM25 weight
+0.135 and fused 0.165 (training quarter 0.158 → 0.164). The number of terms (20 of 10/20/40) and the BM25 weight
 (0.15 of 0.1–0.5) were chosen on the training quarter only.
 """
 
@@ -56,7 +56,12 @@ _BOILERPLATE = frozenset(
     paper propose proposed proposes results show shows such than these they this through using while
     which work works across between each over without within where when then them been being has
     their there two one first further well show shown but yet near set its our all any may most
-    many much other same some very often even still thus hence under into onto upon three""".split()
+    many much other same some very often even still thus hence under into onto upon three
+    although though thereby therefore whereas whether rather instead per sub via including include
+    includes achieve achieves achieved achieving successfully experimental experiments experiment
+    demonstrate demonstrates demonstrated extensive significantly effectively effective efficient
+    efficiently furthermore moreover specifically particular particularly various several given
+    able need needs make makes made provide provides provided use uses used enable enables""".split()
 )
 
 
