@@ -82,6 +82,7 @@ def test_card_facets_keep_exactly_the_papers_whose_card_matches(tmp_path, icml_d
         return {h["paper_id"] for h in json.loads(result.output)}
 
     assert hits("--dataset", "cifar-10") == with_cifar
+    assert hits("--dataset", "CIFAR 10") == hits("--dataset", "cifar10") == with_cifar
     assert hits("--contribution", "Theory") == theory
     assert hits("--area", "ROBOTICS") == robotics
     assert hits("--contribution", "theory", "--area", "robotics") == theory & robotics

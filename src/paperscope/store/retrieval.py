@@ -5,7 +5,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-__all__ = ["filtered_paper_ids", "document_frequencies"]
+__all__ = ["filtered_paper_ids", "document_frequencies", "dataset_key"]
+
+
+#: A dataset name's matching key in SQL: lower case without spaces, hyphens, underscores or dots.
+_NAME_KEY_SQL = "replace(replace(replace(replace(lower({}), ' ', ''), '-', ''), '_', ''), '.', '')"
+
+
+def dataset_key(name: str) -> str:
+    """Return the matching key of a dataset name: ``"CIFAR 10"``, ``"cifar10"`` and ``"CIFAR-10"`` agree."""
+    return "".join(ch for ch in name.strip().lower() if ch not in " -_.")
 
 
 def filtered_paper_ids(
@@ -25,7 +34,8 @@ def filtered_paper_ids(
     case-insensitively as substrings (``"oral"`` matches ``"ICLR 2026 Oral"``), through
     ``instr`` so ``%`` and ``_`` are plain characters. The card facets: ``has_code`` asks for
     at least one code URL on the paper's card; ``dataset`` for a dataset of that name on the
-    card (case-insensitive, whole name: ``cifar-10`` matches ``CIFAR-10``, not ``CIFAR-100``);
+    card (whole name, ignoring case, spaces, hyphens, underscores and dots: ``cifar10`` and
+    ``CIFAR 10`` match ``CIFAR-10``, not ``CIFAR-100``);
     ``contribution`` for that contribution type; ``area`` for a card area label containing the
     text (the source's own area when the record had one, else the predicted one). A paper with
     no card passes no card facet. Values are bound parameters, never pasted into SQL.
@@ -53,9 +63,11 @@ def filtered_paper_ids(
     if dataset is not None:
         clauses.append(
             "EXISTS (SELECT 1 FROM cards c, json_each(c.data, '$.datasets') d"
-            " WHERE c.paper_id = p.paper_id AND lower(json_extract(d.value, '$.name')) = lower(?))"
+            " WHERE c.paper_id = p.paper_id AND "
+            + _NAME_KEY_SQL.format("json_extract(d.value, '$.name')")
+            + " = ?)"
         )
-        params.append(dataset.strip())
+        params.append(dataset_key(dataset))
     if contribution is not None:
         clauses.append(
             "EXISTS (SELECT 1 FROM cards c, json_each(c.data, '$.contribution_types') t"
