@@ -340,3 +340,15 @@ def test_coined_modifier_opens_a_title_case_name_and_hypotheses_are_results():
     text = "We propose SNR-Guided Token Merging, which merges tokens."
     assert _only_names(text) == ["SNR-Guided Token Merging"]
     assert _only_names("We introduce the Gradual Noise Hypothesis, which states a rule.") == []
+
+
+def test_typod_brace_italic_names_in_a_cue_and_a_title_case_name_with_a_head():
+    assert _names("We propose Dense Sparse Routing (DSR}, a new paradigm.") == [
+        ("DSR", "Dense Sparse Routing")
+    ]
+    text = "We propose *ClipTune*, a clipping rule that uses a post-hoc *Margin Signal* for tuning."
+    assert _only_names(text) == ["ClipTune", "Margin Signal"]
+    # Italics outside a cue mark a phenomenon, not a name.
+    assert _only_names("We show this leads to a *Depth Collapse Effect* in practice.") == []
+    text = "For the randomized case, we solve it via a Greedy-Filling Algorithm, which is optimal."
+    assert _only_names(text) == ["Greedy-Filling Algorithm"]

@@ -146,7 +146,8 @@ _ADJECTIVES = _SKIP - {"a", "an", "the", "our", "first", "two", "three", "fully"
 _OF_NOUNS = {"family", "class", "suite", "set", "series", "collection", "kind", "type", "variant", "version"}
 _CONNECTORS = {"for", "of", "and", "via", "with", "in", "on", "to", "from", "by", "the", "&"}
 _STOP_START = _SKIP | _CONNECTORS | {"we", "propose", "introduce", "present", "this", "that", "which", "is"}
-_PAREN_RE = re.compile(r"\(([^()]{1,60})\)")
+# A short form may close with a typo'd brace: "Single-stage Sparse Retrieval (SSR}, a paradigm".
+_PAREN_RE = re.compile(r"\(([^(){}]{1,60})[)}]")
 _JUNK_PAREN_RE = re.compile(
     r"et\s+al|\b(?:1[89]|20)\d\d\b|^\s*(?:see|e\.g|i\.e|cf|ours|ref|eq|eqs|equation|table|tab|fig|figure"
     r"|sec|section|appendix|thm|theorem|lemma|corollary|def|definition|algorithm|alg|line)\b",
@@ -154,6 +155,10 @@ _JUNK_PAREN_RE = re.compile(
 )
 _ENUM_RE = re.compile(r"^\s*(?:i{1,3}|iv|vi{0,3}|ix|x{1,3}|[a-zA-Z]|\d+|[a-z]\d?)\s*$", re.IGNORECASE)
 _BOLD_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
+#: Markdown italics and \textit/\emph: "we propose *SlaClip* … a post-hoc *Slack Indicator*".
+_ITALIC_RE = re.compile(
+    r"(?<![*\w])\*(?=[^\s*])([^*\n]{2,60}?)(?<=[^\s*])\*(?![*\w])|\\(?:textit|emph)\{([^{}]{2,60})\}"
+)
 _QUOTED_RE = re.compile(r"[\"“]([A-Z][^\"”]{2,60})[\"”]")
 _TOKEN_RE = re.compile(r"[A-Za-z0-9²³⁴][\w²³⁴+\-]*[\w²³⁴+]|[A-Za-z]")
 _SUFFIX_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[A-Z]?\d+)$")
@@ -171,6 +176,12 @@ _WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
 #: "the resultant BinomMAML", "our proposed DIJA": a coined name the paper's own method gets.
 _PROPOSED_RE = re.compile(
     r"\b(?:(?:the|our)\s+(?:newly\s+)?proposed|(?:the\s+)?result(?:ant|ing))\s+([A-Za-z0-9²³][\w²³\-]*[\w²³+])"
+)
+#: A Title-Case name with its head noun, introduced with "a/an" where the authors speak:
+#: "we characterize the stopping distribution via a Water-Filling Algorithm".
+_A_TITLE_NAME_RE = re.compile(
+    r"\b(?:a|an)\s+((?:[A-Z][\w-]*\s+){1,4}(?:Algorithm|Framework|Network|Mechanism|Estimator|Module"
+    r"|Architecture|Benchmark|Loss|Attack|Defen[cs]e|Policy|Strategy|Method|Indicator|Score|Metric))\b"
 )
 #: A coined name the abstract then calls its own: "J1-Qwen-32B, our multitasked judge, …".
 _NAME_OUR_RE = re.compile(r"(?<![\w-])([A-Za-z0-9][\w²³\-.]*[\w²³]),\s+our\s+")
@@ -689,10 +700,10 @@ class _Collector:
         return sorted(out, key=lambda m: m.start)
 
 
-def _bold_names(original: str) -> list[str]:
-    """Return the bold spans of ``original`` that read as names (not emphasised prose or word parts)."""
+def _bold_names(original: str, pattern: re.Pattern[str] = _BOLD_RE) -> list[str]:
+    """Return the bold (or ``pattern``) spans of ``original`` that read as names, not emphasised prose."""
     names = []
-    for m in _BOLD_RE.finditer(original):
+    for m in pattern.finditer(original):
         before = original[m.start() - 1 : m.start()]
         after = original[m.end() : m.end() + 1]
         if before.isalnum() or after.isalnum():  # "**E**nvironment-aware": a letter, not a name
@@ -787,6 +798,13 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         found = _object_name(clean, m.end(), min(len(clean), m.end() + 120))
         if found:
             col.add(found[0], found[1], found[2], "cue")
+    for sent in sentences:
+        if not _WE_RE.search(sent.text):
+            continue
+        for m in _A_TITLE_NAME_RE.finditer(sent.text):
+            name = m.group(1)
+            if m.start(1) > 0 and not any(is_generic(w) for w in name.split()):
+                col.add(name, sent.start + m.start(1), sent.start + m.end(1), "cue")
     for m in _COLON_NAME_RE.finditer(clean) if ":" in clean else ():
         name = m.group(1)
         if _count(name, clean) >= 2:
@@ -884,32 +902,40 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         ):
             col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
 
-    # 3. Bold names in the original markdown.
+    # 3. Bold names in the original markdown, then Title-Case or coined italic ones.
+    emphasised: list[tuple[str, str]] = []
     if original and ("**" in original or "__" in original):
-        for name in _bold_names(original):
-            inner = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", name)
-            if inner:
-                name = inner.group(1)
-            pos = clean.find(name)
-            if pos < 0:
+        emphasised += [(name, "bold") for name in _bold_names(original)]
+    if original and ("*" in original or "\\textit" in original or "\\emph" in original):
+        emphasised += [(name, "italic") for name in _bold_names(original, _ITALIC_RE)]
+    for name, evidence in emphasised:
+        inner = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", name)
+        if inner:
+            name = inner.group(1)
+        pos = clean.find(name)
+        if pos < 0:
+            continue
+        # Italics also mark phenomena ("this leads to a *Hierarchy–Uniformity Conflict*"): an
+        # italic name counts only inside the scope of a cue ("we propose *SlaClip*, … *Slack Indicator*").
+        if evidence == "italic" and not any(s <= pos <= e for sc in scopes_by_sentence for s, e, _ in sc):
+            continue
+        tail = clean[pos + len(name) :]
+        paren = re.match(r"\s*\*{0,2}\(([^()]{1,30})\)", tail)
+        if paren:
+            sf = paren.group(1).strip()
+            if _is_short_form(sf):
+                if not (_PLURAL_SF_RE.match(sf) or is_generic(sf)) and not any(
+                    is_generic(w) for w in name.split()
+                ):
+                    s = pos + len(name) + paren.start(1)
+                    col.add(sf, s, s + len(sf), evidence, name)
                 continue
-            tail = clean[pos + len(name) :]
-            paren = re.match(r"\s*\*{0,2}\(([^()]{1,30})\)", tail)
-            if paren:
-                sf = paren.group(1).strip()
-                if _is_short_form(sf):
-                    if not (_PLURAL_SF_RE.match(sf) or is_generic(sf)) and not any(
-                        is_generic(w) for w in name.split()
-                    ):
-                        s = pos + len(name) + paren.start(1)
-                        col.add(sf, s, s + len(sf), "bold", name)
-                    continue
-            if _PLURAL_SF_RE.match(name) or any(is_generic(w) for w in name.split()[-1:]):
-                continue
-            if any(w.lower() in _LINK_WORDS for w in name.split()):
-                continue  # "More information on **Anonymous Page**: https://…"
-            if fold(name) not in {fold(m.long_form or "") for m in col.found.values()}:
-                col.add(name, pos, pos + len(name), "bold")
+        if _PLURAL_SF_RE.match(name) or any(is_generic(w) for w in name.split()[-1:]):
+            continue
+        if any(w.lower() in _LINK_WORDS for w in name.split()):
+            continue  # "More information on **Anonymous Page**: https://…"
+        if fold(name) not in {fold(m.long_form or "") for m in col.found.values()}:
+            col.add(name, pos, pos + len(name), evidence)
 
     # 4. Coined components listed by an own name: "STPGC comprises … GStrongCollapse, GEdgeCollapse".
     own_names = [m.name for m in col.found.values()]
@@ -941,7 +967,7 @@ def primary_method(methods: list[MethodName]) -> MethodName | None:
     """Return the name the abstract is about: most mentions, then cue evidence, then first."""
     if not methods:
         return None
-    strength = {"cue": 3, "named": 3, "bold": 2, "acronym": 3, "quoted": 1, "component": 0}
+    strength = {"cue": 3, "named": 3, "bold": 2, "acronym": 3, "italic": 1, "quoted": 1, "component": 0}
 
     def key(m: MethodName) -> tuple[int, int, int]:
         return (-(m.mentions + max(strength.get(e, 0) for e in m.evidence)), m.start, 0)
