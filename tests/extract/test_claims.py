@@ -93,3 +93,14 @@ def test_numbers_inside_names_are_not_metric_values():
 def test_a_spread_after_the_value_is_not_the_value():
     text = r"It gives a 2.1$\pm$0.3 FID improvement and 85.2 ± 0.4% accuracy."
     assert [(v, u) for v, u, _ in _claims(text)] == [("2.1", "FID"), ("85.2", "%")]
+
+
+def test_what_skips_lead_in_words_and_earlier_items_of_a_list():
+    text = (
+        "It helps retrieval tasks, e.g., 12.8 IR@1 and 17.8 TR@1 on CocoX. It reaches average gains "
+        "of over 10% and cuts peak activation memory usage by as much as 82.5% for large models."
+    )
+    whats = {v: w for v, _, w in _claims(text)}
+    assert whats["12.8"] == whats["17.8"] == "helps retrieval tasks"
+    assert whats["10"] == "average gains"
+    assert whats["82.5"] == "peak activation memory usage"

@@ -126,6 +126,31 @@ class Claim:
         }
 
 
+_LEAD_IN_RE = re.compile(
+    r"\s*(?<![\w.])(?:up to|by|of|to|over|under|reaching|reaches|achieving|achieves|with|only|as much as|an average"
+    r"|average|a|an|the|e\.g\.,?|i\.e\.,?|nearly|about|around|approximately|roughly|almost|more than"
+    r"|less than|at least|at most)\s*$",
+    re.IGNORECASE,
+)
+#: Pronouns and verbs that open a phrase before a number and say nothing of what it measures.
+_LEAD_VERBS = {
+    "achieving",
+    "achieves",
+    "reaching",
+    "reaches",
+    "enabling",
+    "enables",
+    "can",
+    "induce",
+    "yielding",
+    "it",
+    "they",
+    "this",
+    "we",
+    "which",
+}
+
+
 def _what(clean: str, start: int, end: int) -> str:
     """Return what a number measures: the words after it, else the words before it."""
     after = clean[end : end + 80]
@@ -135,18 +160,23 @@ def _what(clean: str, start: int, end: int) -> str:
     if words and words[0].lower() not in _FUNCTION_WORDS:
         return " ".join(words).strip(" -")
     before = clean[max(0, start - 80) : start]
-    before = re.sub(r"(?:\s*[\d.,]+\s*(?:and|or|,))+\s*$", "", before.rstrip())  # "24.06 and 51.01 accuracy"
-    before = re.sub(r"\s*(?:from\s+)?[\d.,]+\s?%?\s*(?:→|->|to)\s*$", "", before)  # "GSM8K: 19.6% → 57.1%"
+    # Earlier numbers of the same list go: "24.06 and 51.01 accuracy", "12.8 IR@1 and 17.8 TR@1".
     before = re.sub(
-        r"\s*(?:up to|by|of|to|over|reaching|achieving|achieves|with|only)(?:\s+only)?\s*$",
-        "",
-        before.rstrip(),
-    ).rstrip(" ,;:")
+        r"(?:\s*\d[\d.,]*\s?(?:%|×|[A-Za-z]+@\d+|[A-Za-z]{1,6})?\s*(?:and|or|,))+\s*$", "", before.rstrip()
+    )
+    before = re.sub(r"\s*(?:from\s+)?[\d.,]+\s?%?\s*(?:→|->|to)\s*$", "", before)  # "GSM8K: 19.6% → 57.1%"
+    # Lead-in words between the phrase and the number go, however many: "achieving average gains
+    # of over 10%", "usage by as much as 82.5%", "reaching a gFID of 3.2", "tasks, e.g., 12.8 IR@1".
+    while True:
+        shorter = _LEAD_IN_RE.sub("", before.rstrip()).rstrip(" ,;:")
+        if shorter == before:
+            break
+        before = shorter
     before = re.sub(r"\s*[(:]$", "", before)  # "(71.56% vs. 31.83%)", "GSM8K: …": the words before
     stops = list(re.finditer(r"[,;:()]|\.\s|\b(?:and|while|which|that|where)\b", before))
     phrase = before[stops[-1].end() :] if stops else before
     words = phrase.split()[-5:]
-    while words and words[0].lower() in _FUNCTION_WORDS:
+    while words and (words[0].lower() in _FUNCTION_WORDS or words[0].lower() in _LEAD_VERBS):
         words.pop(0)
     if words:
         return " ".join(words).strip(" -—")
