@@ -45,6 +45,8 @@ def test_ingest_search_show_export_roundtrip(run, icml_dir: Path) -> None:
     assert len(hits) == 2
     assert all({"paper_id", "rank", "score", "label", "sources", "legs"} <= set(h) for h in hits)
     assert hits[0]["sources"][0]["line"] > 1
+    absent = run("tags", "remove", hits[0]["paper_id"], "never-added")
+    assert absent.exit_code == 0 and "not tagged 'never-added'" in absent.stderr
     unknown_topic = run("search", "dataset distillation", "--topic", "999")
     assert unknown_topic.exit_code != 0 and "no topic 999" in unknown_topic.output
     shown = json.loads(run("show", hits[0]["paper_id"][:6], "--json").stdout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from .config import EXAMPLES_DIR, home_dir
 from .errors import PaperscopeError
 from .extract.contributions import CONTRIBUTION_TYPES
 from .ingest import READERS
+from .ingest.fields import parse_column_map
 from .library import Library
 from .models import Hit, IngestReport, Paper
 from .triage import EXPORT_FORMATS
@@ -68,6 +70,9 @@ def cli(ctx: click.Context, db: Path | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
+    if hasattr(signal, "SIGPIPE"):
+        # `paperscope search … | head`: a closed pipe ends the command quietly, as for other CLI tools.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def _print_report(report: IngestReport) -> None:
@@ -149,6 +154,10 @@ def ingest(
 
     Example: paperscope ingest examples/icml2026 papers.csv --map abstract=Summary
     """
+    try:
+        parse_column_map(column_map)
+    except PaperscopeError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--map: "), param_hint="--map") from None
     report = _library(ctx, create=True).ingest(
         paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict, cards=cards
     )
@@ -490,6 +499,8 @@ def tags_remove(ctx: click.Context, paper_id: str, tag: str) -> None:
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
     lib = _library(ctx)
+    if tag.strip() not in lib.marks(paper_id)["tags"]:
+        click.echo(f"not tagged {tag.strip()!r}", err=True)
     lib.untag(paper_id, tag)
     click.echo(", ".join(lib.marks(paper_id)["tags"]) or "(no tags)")
 

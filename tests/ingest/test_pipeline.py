@@ -220,7 +220,9 @@ def test_cli_ingest_report_map_and_strict(tmp_path: Path) -> None:
         "total: read 2, new 1, already present 0, skipped 1, files failed 0, merged 0, files ignored 0"
     )
     bad_map = runner.invoke(cli, ["--db", db, "ingest", str(csv_path), "--map", "colour=Paper"])
-    assert bad_map.exit_code == 1 and "unknown field 'colour'" in bad_map.stderr
+    assert (
+        bad_map.exit_code == 2 and "unknown field 'colour'" in bad_map.stderr
+    )  # a usage error, like --format
     bad_format = runner.invoke(cli, ["--db", db, "ingest", str(csv_path), "--format", "xml"])
     assert bad_format.exit_code == 2
     shown = json.loads(runner.invoke(cli, ["--db", db, "search", "abstract", "--json"]).stdout)
