@@ -499,7 +499,7 @@ def tags_remove(ctx: click.Context, paper_id: str, tag: str) -> None:
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
     lib = _library(ctx)
-    if tag.strip() not in lib.marks(paper_id)["tags"]:
+    if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
         click.echo(f"not tagged {tag.strip()!r}", err=True)
     lib.untag(paper_id, tag)
     click.echo(", ".join(lib.marks(paper_id)["tags"]) or "(no tags)")

@@ -141,3 +141,18 @@ def test_hit_rows_match_get_paper_on_titleless_papers_with_cards(icml_library: L
         assert paper.title is None and paper.card is not None
         assert shown[paper_id] == (paper.card.label, paper.sources, None, paper.clean_text)
         assert len(paper.sources) == 1
+
+
+def test_tags_ignore_case(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text(
+        "ICML 2026 Papers\n\nWe study sparse attention.\n\nWe study graph pruning.\n", encoding="utf-8"
+    )
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([path])
+        first, second = (p.paper_id for p in lib.papers())
+        lib.tag(first, "to-read")
+        lib.tag(second, "To-Read")  # joins the tag as first written
+        assert lib.tags() == [("to-read", 2)]
+        lib.untag(first, "TO-READ")
+        assert lib.marks(first)["tags"] == [] and lib.marks(second)["tags"] == ["to-read"]

@@ -31,13 +31,16 @@ def is_starred(conn: sqlite3.Connection, paper_id: str) -> bool:
 
 
 def add_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
-    """Tag a paper (idempotent)."""
-    conn.execute("INSERT OR IGNORE INTO tags (paper_id, tag) VALUES (?, ?)", (paper_id, tag))
+    """Tag a paper (idempotent). Tags ignore case: "To-Read" joins an existing "to-read" as written first."""
+    known = conn.execute("SELECT tag FROM tags WHERE lower(tag) = lower(?) LIMIT 1", (tag,)).fetchone()
+    conn.execute(
+        "INSERT OR IGNORE INTO tags (paper_id, tag) VALUES (?, ?)", (paper_id, known[0] if known else tag)
+    )
 
 
 def remove_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
-    """Remove one tag from a paper (no error when absent)."""
-    conn.execute("DELETE FROM tags WHERE paper_id = ? AND tag = ?", (paper_id, tag))
+    """Remove one tag from a paper, ignoring case (no error when absent)."""
+    conn.execute("DELETE FROM tags WHERE paper_id = ? AND lower(tag) = lower(?)", (paper_id, tag))
 
 
 def tags_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
@@ -70,7 +73,7 @@ def marked_ids(conn: sqlite3.Connection, starred: bool = False, tag: str | None 
     if starred:
         ids = {r[0] for r in conn.execute("SELECT paper_id FROM stars")}
     if tag is not None:
-        tagged = {r[0] for r in conn.execute("SELECT paper_id FROM tags WHERE tag = ?", (tag,))}
+        tagged = {r[0] for r in conn.execute("SELECT paper_id FROM tags WHERE lower(tag) = lower(?)", (tag,))}
         ids = tagged if ids is None else ids & tagged
     return ids if ids is not None else set()
 
