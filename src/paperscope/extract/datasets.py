@@ -63,14 +63,15 @@ _OWN_APPOSITIVE_RE = re.compile(
 )
 #: Where a result names its benchmark: "84.6% pass@32 on MiniF2F", "scores on RULER-QA from 73.2 to
 #: 88.9", "improving FinQA from 12.0% to 24.7%", "100% Recall@10 on SPED".
-_RESULT_ON_RE = re.compile(
+# Each starts at a literal word ("on", "from"): a pattern that opens with a name would be tried at
+# every position of every abstract (0.36 ms a card); the words before are checked afterwards.
+_RESULT_ON_RE = re.compile(r"(?<=\s)on\s+(?:the\s+)?([A-Z][\w\-.+×]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])")
+_RESULT_LEAD_RE = re.compile(
     r"(?:\d%|\d|@\d+|\bscores?|\baccuracy|\bperformance|\bresults?|\bSOTA|\bstate-of-the-art"
-    r"|\b[Ee]xperiments|\b[Ee]valuations?|\bevaluated|\btested|\bvalidated)\s+on\s+"
-    r"(?:the\s+)?([A-Z][\w\-.+×]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])"
+    r"|\b[Ee]xperiments|\b[Ee]valuations?|\bevaluated|\btested|\bvalidated)\s+$"
 )
-_FROM_TO_RE = re.compile(
-    r"(?<![\w-])([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])\s+from\s+[\d.]+\s?%?\s+to\s+[\d.]+"
-)
+_FROM_TO_RE = re.compile(r"(?<=\s)from\s+[\d.]+\s?%?\s+to\s+[\d.]+")
+_NAME_BEFORE_RE = re.compile(r"(?<![\w-])([A-Z][\w\-.+]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])\s+$")
 #: Two names sharing a plural head: "On the GSO and OmniObject3D datasets".
 _PAIR_HEAD_RE = re.compile(
     r"(?<![\w-])([A-Z][\w\-.+×]*[\w+])\s+and\s+(?:the\s+)?([A-Z][\w\-.+×]*[\w+])\s+(?:datasets|benchmarks)\b"
@@ -313,7 +314,15 @@ def extract_datasets(
 
     # Names a result is reported on: coined or with a digit, never a generic term or an own method.
     pairs = [(m.group(k), m.start(k)) for m in _PAIR_HEAD_RE.finditer(clean) for k in (1, 2)]
-    results = [(m.group(1), m.start(1)) for r in (_RESULT_ON_RE, _FROM_TO_RE) for m in r.finditer(clean)]
+    results = [
+        (m.group(1), m.start(1))
+        for m in _RESULT_ON_RE.finditer(clean)
+        if _RESULT_LEAD_RE.search(clean, max(0, m.start() - 40), m.start())
+    ]
+    for m in _FROM_TO_RE.finditer(clean):
+        name = _NAME_BEFORE_RE.search(clean, max(0, m.start() - 60), m.start())
+        if name:
+            results.append((name.group(1), name.start(1)))
     for name, start in [*pairs, *results]:
         name = name.rstrip(".")
         if (

@@ -177,6 +177,15 @@ _WE_RE = re.compile(r"\bwe\b", re.IGNORECASE)
 _PROPOSED_RE = re.compile(
     r"\b(?:(?:the|our)\s+(?:newly\s+)?proposed|(?:the\s+)?result(?:ant|ing))\s+([A-Za-z0-9²³][\w²³\-]*[\w²³+])"
 )
+#: A token used as the name of a task: "our target ISR task", "the TSP problem".
+_TASK_WORD_RE = re.compile(r"(?<![\w-])([^\s()\[\]{},;:]+?)\s+(?:tasks?|problems?)\b")
+#: Tokens the abstract calls its own or reports results for: "our SGA algorithm", "PDD achieves".
+#: One pattern for every token (a pattern per short form would be compiled per abstract).
+_OUR_TOKEN_RE = re.compile(r"\b(?:our|the\s+proposed)\s+([\w²³+\-]+)(?:\s+([\w²³+\-]+))?")
+_RESULT_TOKEN_RE = re.compile(
+    r"(?<![\w-])([A-Za-z0-9][\w²³+\-]*[\w²³+])\s+(?:(?:also|further|consistently|significantly|substantially)\s+)?"
+    r"(?:achieves|outperforms|surpasses|yields|delivers|attains|improves|reduces)\b"
+)
 #: A Title-Case name with its head noun, introduced with "a/an" where the authors speak:
 #: "we characterize the stopping distribution via a Water-Filling Algorithm".
 _A_TITLE_NAME_RE = re.compile(
@@ -635,8 +644,29 @@ def _named_plural(clean: str, paren: re.Match[str]) -> bool:
     return re.search(r"\b[A-Z][a-z]+s$", before) is not None
 
 
+def _mentions(name: str, text: str) -> list[int]:
+    """Return the start of each whole-word mention of ``name`` in ``text``.
+
+    A mention is not preceded by a word character or hyphen, nor followed by a word character or
+    a hyphenated continuation (``SCALE`` is not in ``SCALE-up``). A str.find scan: a regex per
+    name would be compiled per abstract (thousands of patterns for a corpus).
+    """
+    out: list[int] = []
+    at = text.find(name)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(name) : at + len(name) + 2]
+        hyphenated = after[:1] == "-" and (after[1:2].isalnum() or after[1:2] == "_")
+        if not (before.isalnum() or before in "_-") and not (
+            after[:1].isalnum() or after[:1] == "_" or hyphenated
+        ):
+            out.append(at)
+        at = text.find(name, at + 1)
+    return out
+
+
 def _count(name: str, text: str) -> int:
-    return len(re.findall(r"(?<![\w-])" + re.escape(name) + r"(?![\w]|-\w)", text))
+    return len(_mentions(name, text))
 
 
 class _Collector:
@@ -674,9 +704,9 @@ class _Collector:
                 return
         m = self.found.get(key)
         if m is None:
-            first = re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w]|-\w)", self.text)
-            if first and first.start() < start:
-                start, end = first.start(), first.end()
+            found = _mentions(name, self.text)
+            if found and found[0] < start:
+                start, end = found[0], found[0] + len(name)
             self.found[key] = MethodName(
                 name, long_form, start, end, max(1, _count(name, self.text)), [evidence]
             )
@@ -832,6 +862,7 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
             reverse.add(m.start())
 
     # 2b. Acronym definitions inside a cue scope, or in a sentence that names an own method first.
+    task_words = {m.group(1) for m in _TASK_WORD_RE.finditer(clean)}
     for _ in range(2):
         own = {fold(m.name) for m in col.found.values()}
         for m, is_sf in parens:
@@ -842,7 +873,7 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                 continue
             if _PLURAL_SF_RE.match(sf) and not _named_plural(clean, m):
                 continue
-            if re.search(r"(?<![\w-])" + re.escape(sf) + r"\s+(?:tasks?|problems?)\b", clean):
+            if sf in task_words:
                 continue  # "our target ISR task": the acronym names a task, not the paper's method
             if re.match(r"-[A-Za-z]", clean[m.end() : m.end() + 2]):  # "(DEG)-aware": a modifier, not a name
                 continue
@@ -883,22 +914,15 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         if not is_sf or fold(sf) in col.found or _PLURAL_SF_RE.match(sf) or is_generic(sf):
             continue
         sent = next(s for s in sentences if s.start <= m.start() < s.end)
-        esc = re.escape(sf)
-        later = clean[m.end() :]
         lf = find_long_form(clean[sent.start : m.start()].rstrip(), sf)
         # "We use the Feature Aggregation Module (FAM)", "the model activates a Local Unlearning
         # Module (LUM)": a named component of their own system.
         component = lf is not None and lf[1][:1].isupper() and _COMPONENT_HEAD_RE.search(lf[1]) is not None
         if not component and not _WE_RE.search(sent.text):
             continue
-        if (
-            component
-            or re.search(rf"\b(?:our|the\s+proposed)\s+(?:[\w-]+\s+)?{esc}(?![\w-])", later)
-            or re.search(
-                rf"(?<![\w-]){esc}\s+(?:(?:also|further|consistently|significantly|substantially)\s+)?"
-                rf"(?:achieves|outperforms|surpasses|yields|delivers|attains|improves|reduces)\b",
-                later,
-            )
+        if component or any(
+            t.start() > m.end() and sf in t.groups()
+            for t in (*_OUR_TOKEN_RE.finditer(clean), *_RESULT_TOKEN_RE.finditer(clean))
         ):
             col.add(sf, m.start(1), m.end(1), "acronym", lf[1] if lf else None)
 
