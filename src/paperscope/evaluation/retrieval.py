@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from ..config import home_dir
 from ..errors import InputError
-from ..index.fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
+from ..index.fusion import DEFAULT_FUSION, Fusion
 from ..index.related import RELATED_FUSION, related_legs
 from ..index.search import collect_legs, fuse_legs
 from ..ingest.pipeline import content_hash_for, record_to_paper
@@ -369,18 +369,14 @@ def _related_runs(
     :data:`RELATED_FUSION`. Duplicate filtering is left out (ICLR has no duplicate abstracts).
     """
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
+    rrf = replace(RELATED_FUSION, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
     index, memory = lib.dense_index(), lib.memory_bm25()
     for qid, paper_id in queries.items():
         legs = related_legs(lib.store, index, lib.get(paper_id), _DEPTH, memory)
         for mode in modes:
-            if mode in ("bm25", "dense"):
-                ranked = legs.lists.get(mode, [])[:_DEPTH]
-            elif mode == "rrf":
-                ranked = fuse_rrf(legs.lists, {"bm25": 1.0, "dense": 1.0})[:_DEPTH]
-            else:
-                fusion = RELATED_FUSION
-                ranked = fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors)[:_DEPTH]
-            runs[mode][qid] = [pid for pid, _ in ranked]
+            fusion = rrf if mode == "rrf" else RELATED_FUSION
+            ranked = fuse_legs(legs, _DEPTH, "hybrid" if mode == "rrf" else mode, fusion)
+            runs[mode][qid] = [r.paper_id for r in ranked]
     return runs
 
 

@@ -28,8 +28,8 @@ from ..store.retrieval import document_frequencies
 from ..text import fold, segment, tokenize
 from .bm25 import STOP_WORDS, MemoryBM25, match_expression
 from .dense import DenseIndex
-from .fusion import Fusion, fuse_scores
-from .search import Legs
+from .fusion import Fusion
+from .search import Legs, fuse_legs, with_exact_cosines
 
 __all__ = [
     "related_papers",
@@ -132,9 +132,7 @@ def related_legs(
         expression = match_expression(" ".join(terms)) if terms else None
         bm25 = search_fts(store.conn, expression, depth + 1) if expression else []
     bm25 = [(pid, s) for pid, s in bm25 if pid != paper.paper_id][:depth]
-    listed = {pid for pid, _ in dense}
-    extra = index.scores_of(vector, [pid for pid, _ in bm25 if pid not in listed])
-    legs.lists["dense"] = sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
+    legs.lists["dense"] = with_exact_cosines(index, vector, dense, bm25)
     legs.floors["dense"] = dense[-1][1] if len(dense) >= depth else -1.0
     legs.lists["bm25"] = bm25
     legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
@@ -166,19 +164,12 @@ def related_papers(
     if not legs.lists.get("dense"):
         return []
     cosine = dict(legs.lists["dense"])
-    positions = {
-        leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}
-        for leg, hits in legs.lists.items()
-    }
     out: list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]] = []
-    for pid, score in fuse_scores(legs.lists, fusion.weights, fusion.normaliser, legs.floors):
-        other = papers.get_paper(store.conn, pid)
-        if _is_duplicate(paper, other, cosine.get(pid, 0.0)):
+    for ranked in fuse_legs(legs, len(cosine), "hybrid", fusion):
+        other = papers.get_paper(store.conn, ranked.paper_id)
+        if _is_duplicate(paper, other, cosine.get(ranked.paper_id, 0.0)):
             continue
-        detail = {
-            leg: {"rank": pos[pid][0], "score": pos[pid][1]} for leg, pos in positions.items() if pid in pos
-        }
-        out.append((other, float(score), detail, shared_terms(store, paper, other)))
+        out.append((other, ranked.score, ranked.legs, shared_terms(store, paper, other)))
         if len(out) == limit:
             break
     return out

@@ -30,6 +30,7 @@ __all__ = [
     "Legs",
     "collect_legs",
     "fuse_legs",
+    "with_exact_cosines",
     "search_papers",
     "MIN_DENSE_ONLY_COSINE",
 ]
@@ -153,16 +154,29 @@ def collect_legs(
         vector = embedder.embed([dense_text])[0]
         dense = index.search(vector, depth, allowed)
         if mode == "hybrid":
-            listed = {pid for pid, _ in dense}
-            # BM25 candidates outside the dense top list still get their exact cosine.
-            extra = index.scores_of(vector, [pid for pid, _ in legs.lists["bm25"] if pid not in listed])
-            dense = sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
+            dense = with_exact_cosines(index, vector, dense, legs.lists["bm25"])
             if not legs.lists["bm25"] and not _matches_anywhere(
                 store, lexical_text, expression, allowed, in_memory
             ):
                 dense = [(pid, s) for pid, s in dense if s >= MIN_DENSE_ONLY_COSINE]
         legs.lists["dense"] = dense
     return legs
+
+
+def with_exact_cosines(
+    index: DenseIndex, vector: np.ndarray, dense: list[tuple[str, float]], bm25: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """Return ``dense`` plus the BM25 candidates outside it, each with its exact cosine, best first.
+
+    Args:
+        index: the library's dense index.
+        vector: float32 (dim,), the query's (or the paper's) unit vector.
+        dense: the dense leg's ``(paper_id, cosine)`` list.
+        bm25: the BM25 leg's ``(paper_id, score)`` list.
+    """
+    listed = {pid for pid, _ in dense}
+    extra = index.scores_of(vector, [pid for pid, _ in bm25 if pid not in listed])
+    return sorted(dense + list(extra.items()), key=lambda item: (-item[1], item[0]))
 
 
 def fuse_legs(
