@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +39,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from paperscope import Library, Record, Source  # noqa: E402
+from paperscope import Card, Library, Paper, Record, Source  # noqa: E402
 from paperscope.evaluation.qrels import read_beir_queries, read_iclr_papers  # noqa: E402
 from paperscope.evaluation.retrieval import default_data_dir, load_tasks  # noqa: E402
 from paperscope.index.embed import get_embedder  # noqa: E402
@@ -75,6 +75,64 @@ def corpus(base: list[tuple[str | None, str]], size: int) -> Iterator[tuple[str 
                 del words[rng.randrange(len(words))]
             abstract = " ".join(words) + f" (variant {copy})"
         yield title, abstract
+
+
+def store_corpus(
+    lib: Library,
+    pairs: Iterable[tuple[str | None, str]],
+    build_card: Callable[[Paper], Card] | None = None,
+) -> int:
+    """Store ``(title, abstract)`` pairs as papers (lexical index included); return how many.
+
+    Papers go straight to the store: the ingest pipeline's dedup is skipped (a repeated paper_id
+    is dropped). ``build_card`` (e.g. ``build_first_card``) gives each paper a card as ingest
+    would; without it papers have none.
+    """
+    records = (
+        Record(abstract=abstract, title=title, source=Source("bench", i + 1, "bench"))
+        for i, (title, abstract) in enumerate(pairs)
+    )
+    # Papers are stored 1,000 at a time, as the ingest pipeline does, so the bench holds no
+    # more of the corpus than the product would.
+    seen: set[str] = set()
+    batch: list[Paper] = []
+
+    def flush() -> None:
+        with lib.store.transaction() as conn:
+            stored_papers.insert_papers(conn, batch, [content_hash_for(p.title, p.clean_text) for p in batch])
+        batch.clear()
+
+    for record in records:
+        paper = record_to_paper(record)
+        if paper is not None and paper.paper_id not in seen:
+            seen.add(paper.paper_id)
+            if build_card is not None:
+                paper.card = build_card(paper)
+            batch.append(paper)
+            if len(batch) >= 1000:
+                flush()
+    if batch:
+        flush()
+    return len(seen)
+
+
+def store_synthetic_vectors(lib: Library, base: np.ndarray, model_id: str) -> None:
+    """Give each paper without a ``model_id`` vector a row of ``base`` plus noise, re-normalised.
+
+    ``base`` is float32, shape (n_base, dim): real vectors, cycled in paper order; the noise is
+    Gaussian (sd 0.02 per dimension, seed 3). Rows are saved 5,000 per transaction.
+    """
+    rng = np.random.default_rng(3)
+    rows = []
+    for i, (pid, _title, _text, h) in enumerate(stored_vectors.missing_vectors(lib.store.conn, model_id)):
+        v = base[i % len(base)] + rng.normal(0, 0.02, base.shape[1]).astype(np.float32)
+        rows.append((pid, h, (v / np.linalg.norm(v)).astype(np.float32), 1))
+        if len(rows) >= 5000:
+            with lib.store.transaction() as conn:
+                stored_vectors.save_vectors(conn, model_id, rows)
+            rows.clear()
+    with lib.store.transaction() as conn:
+        stored_vectors.save_vectors(conn, model_id, rows)
 
 
 def bench_queries(data: Path, n: int) -> list[str]:
@@ -118,46 +176,9 @@ def run_size(size: int, n_queries: int, workdir: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         lib = Library(Path(tmp) / "bench.db", embedder="minilm")
         started = time.perf_counter()
-        records = (
-            Record(abstract=abstract, title=title, source=Source("bench", i + 1, "bench"))
-            for i, (title, abstract) in enumerate(texts)
-        )
-        # Papers are stored 1,000 at a time, as the ingest pipeline does, so the bench holds no
-        # more of the corpus than the product would.
-        seen: set[str] = set()
-        batch: list = []
-
-        def flush() -> None:
-            with lib.store.transaction() as conn:
-                stored_papers.insert_papers(
-                    conn, batch, [content_hash_for(p.title, p.clean_text) for p in batch]
-                )
-            batch.clear()
-
-        for record in records:
-            paper = record_to_paper(record)
-            if paper is not None and paper.paper_id not in seen:
-                seen.add(paper.paper_id)
-                batch.append(paper)
-                if len(batch) >= 1000:
-                    flush()
-        if batch:
-            flush()
+        store_corpus(lib, texts)
         lexical_s = time.perf_counter() - started
-        rng = np.random.default_rng(3)
-        rows = []
-        for i, (pid, _title, _text, h) in enumerate(
-            stored_vectors.missing_vectors(lib.store.conn, embedder.model_id)
-        ):
-            v = base[i % len(base)] + rng.normal(0, 0.02, base.shape[1]).astype(np.float32)
-            rows.append((pid, h, (v / np.linalg.norm(v)).astype(np.float32), 1))
-            if len(rows) >= 5000:
-                with lib.store.transaction() as conn:
-                    stored_vectors.save_vectors(conn, embedder.model_id, rows)
-                rows.clear()
-        with lib.store.transaction() as conn:
-            stored_vectors.save_vectors(conn, embedder.model_id, rows)
-        del rows
+        store_synthetic_vectors(lib, base, embedder.model_id)
         started = time.perf_counter()
         index = lib.dense_index()
         dense_load_s = time.perf_counter() - started
