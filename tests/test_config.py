@@ -1,21 +1,28 @@
-"""Where the bundled example lists are found: a checkout, else a wheel's data files."""
+"""Where the bundled example lists are found: package data of paperscope, read through importlib.resources."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import paperscope
 from paperscope.config import EXAMPLES_DIR, examples_dir
 
-
-def test_checkout_examples_win_over_the_installed_copy(tmp_path: Path) -> None:
-    (tmp_path / "repo" / "examples" / "icml2026").mkdir(parents=True)
-    assert examples_dir(tmp_path / "repo", tmp_path / "prefix") == tmp_path / "repo" / "examples" / "icml2026"
+REPO = Path(__file__).resolve().parents[1]
 
 
-def test_wheel_installs_read_the_prefix_share_folder(tmp_path: Path) -> None:
-    got = examples_dir(tmp_path / "site-packages", tmp_path / "venv")
-    assert got == tmp_path / "venv" / "share" / "paperscope" / "examples" / "icml2026"
+def test_examples_are_package_data() -> None:
+    assert (
+        examples_dir() == EXAMPLES_DIR == Path(paperscope.__file__).parent / "data" / "examples" / "icml2026"
+    )
+    assert sorted(p.name for p in EXAMPLES_DIR.glob("*.txt")) == [
+        "000_9f997565051fc2a1.txt",
+        "001_d57e93a6687b01f8.txt",
+        "002_ca08d30626a6d4f8.txt",
+        "003_723a5b30b8bbfc7e.txt",
+        "004_a54ac5fdf4ae50fd.txt",
+    ]
 
 
-def test_this_checkout_has_the_five_lists() -> None:
-    assert len(list(EXAMPLES_DIR.glob("*.txt"))) == 5
+def test_the_checkout_examples_folder_is_the_package_data() -> None:
+    link = REPO / "examples" / "icml2026"
+    assert link.is_symlink() and link.resolve() == EXAMPLES_DIR.resolve()

@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 import os
-import sys
+from importlib import resources
 from pathlib import Path
 
 __all__ = ["home_dir", "cache_dir", "default_db_path", "examples_dir", "EXAMPLES_DIR"]
 
 
-def examples_dir(checkout: Path, prefix: Path) -> Path:
-    """Return the folder of the example lists.
+def examples_dir() -> Path:
+    """Return the folder of the five ICML 2026 example lists, package data of ``paperscope``.
 
-    ``checkout/examples/icml2026`` when it exists (a source checkout or editable install), else
-    ``prefix/share/paperscope/examples/icml2026``, where a wheel installs them (pyproject
-    ``data-files``).
+    Found through ``importlib.resources``, so a wheel, ``pip install --user`` and an editable
+    install all read the same files (``src/paperscope/data/examples/icml2026``; the checkout's
+    ``examples/icml2026`` is a link to it).
     """
-    in_checkout = checkout / "examples" / "icml2026"
-    return in_checkout if in_checkout.is_dir() else prefix / "share" / "paperscope" / "examples" / "icml2026"
+    return Path(str(resources.files(__package__) / "data" / "examples" / "icml2026"))
 
 
 #: The five ICML 2026 lists shipped with paperscope (``paperscope demo``, the int8 calibration).
-EXAMPLES_DIR = examples_dir(Path(__file__).resolve().parents[2], Path(sys.prefix))
+EXAMPLES_DIR = examples_dir()
 
 
 def home_dir() -> Path:
