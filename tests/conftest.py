@@ -1,15 +1,95 @@
-"""Shared fixtures: an isolated PAPERSCOPE_HOME per test, real example and gold data paths."""
+"""Shared fixtures: an isolated PAPERSCOPE_HOME per test, real example and gold data paths.
+
+Tests of the real data ask for the ``shared_data`` fixture. On a clone without ``../shared/data``
+they skip, all with one reason (``pytest -ra`` prints one line naming the folder). With
+``PAPERSCOPE_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``) the folder must exist and the run fails
+if any test skipped, so CI runs every test.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 from paperscope import Library
+from paperscope.config import EXAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+REQUIRE_SHARED_DATA = os.environ.get("PAPERSCOPE_REQUIRE_SHARED_DATA") == "1"
+SHARED_DATA_REASON = f"{SHARED_DATA} not found: the tests of the real data in ../shared/data skip"
+_skipped: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if REQUIRE_SHARED_DATA and not SHARED_DATA.is_dir():
+        raise pytest.UsageError(f"PAPERSCOPE_REQUIRE_SHARED_DATA=1 but {SHARED_DATA} is missing")
+
+
+def _without_shared_data() -> NoReturn:
+    pytest.skip(SHARED_DATA_REASON)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    """Around a test's setup and its call: a missing file never surfaces as a raw FileNotFoundError.
+
+    A file of the missing ../shared/data skips the test like the ``shared_data`` fixture does;
+    any other missing file fails it with one line naming the file.
+    """
+    try:
+        return (yield)
+    except FileNotFoundError as exc:
+        what = str(exc.filename or exc)
+        if str(SHARED_DATA) in what and not SHARED_DATA.is_dir():
+            _without_shared_data()
+        pytest.fail(f"file not found: {what}")
+
+
+pytest_runtest_call = pytest_runtest_setup
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    """Report every skip for the missing folder at one place, so ``-ra`` folds them into one line.
+
+    pytest reports a skip raised in a fixture at the test's own line, one summary line per test.
+    """
+    report = yield
+    if (
+        report.skipped
+        and isinstance(report.longrepr, tuple)
+        and report.longrepr[2].endswith(SHARED_DATA_REASON)
+    ):
+        report.longrepr = (__file__, _without_shared_data.__code__.co_firstlineno, report.longrepr[2])
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _skipped.append(report.nodeid)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.skipped:
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if REQUIRE_SHARED_DATA and _skipped and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
+    if REQUIRE_SHARED_DATA and _skipped:
+        terminalreporter.write_line(
+            f"FAILED: PAPERSCOPE_REQUIRE_SHARED_DATA=1 and {len(_skipped)} tests skipped "
+            f"(first: {_skipped[0]}); CI runs every test",
+            red=True,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -43,13 +123,15 @@ def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path
 
 @pytest.fixture(scope="session")
 def icml_dir() -> Path:
-    return REPO / "examples" / "icml2026"
+    """The five ICML 2026 lists: package data, also reachable as examples/icml2026 in a checkout."""
+    return EXAMPLES_DIR
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
+    """The real data folder ``../shared/data``; the test skips when it is missing (see the module doc)."""
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"{SHARED_DATA} missing: the tests read the real data in ../shared/data")
+        _without_shared_data()
     return SHARED_DATA
 
 

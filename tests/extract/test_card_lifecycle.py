@@ -41,13 +41,16 @@ def test_no_cards_then_build_then_rebuild_keeps_marks(tmp_path: Path, icml_dir: 
     lib.close()
 
 
-def test_cli_cards_and_eval_cards(tmp_path: Path, icml_dir: Path) -> None:
+def test_cli_cards(tmp_path: Path, icml_dir: Path) -> None:
     runner = CliRunner()
     db = ["--db", str(tmp_path / "cli.db")]
     runner.invoke(cli, [*db, "ingest", "--no-cards", str(icml_dir)], catch_exceptions=False)
     out = runner.invoke(cli, [*db, "cards"], catch_exceptions=False).stdout
     assert out.startswith("built 95 cards in ")
-    result = runner.invoke(cli, ["eval", "cards", "--no-iclr", "--json"], catch_exceptions=False)
+
+
+def test_cli_eval_cards_reads_the_default_dev_gold(shared_data: Path) -> None:
+    result = CliRunner().invoke(cli, ["eval", "cards", "--no-iclr", "--json"], catch_exceptions=False)
     figures = json.loads(result.stdout)
     assert figures["fields"]["code_urls"]["f1"] == 1.0
     assert figures["area_iclr"] is None
