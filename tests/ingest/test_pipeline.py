@@ -267,3 +267,50 @@ def test_one_file_named_two_ways_is_one_source(tmp_path, monkeypatch):
         lib.ingest(["../lists/./a.txt"], cards=False)
         (paper,) = list(lib.papers())
         assert [(s.path, s.line) for s in paper.sources] == [(str(folder / "a.txt"), 3)]
+
+
+def test_read_progress_counts_every_line_of_the_lists_and_leaves_the_report_unchanged(
+    icml_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    import paperscope.progress
+    from paperscope.extract import build_first_card
+    from paperscope.ingest import ingest_paths
+    from paperscope.store import Store
+
+    def report_of(progress: bool) -> dict:
+        store = Store(":memory:")
+        try:
+            report = ingest_paths(store, [icml_dir], build_card=build_first_card, progress=progress)
+        finally:
+            store.close()
+        return {k: v for k, v in report.to_dict().items() if k not in ("elapsed_s", "phases")}
+
+    quiet = report_of(False)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(paperscope.progress, "LINE_INTERVAL_S", 0.0)  # a line at every update
+    assert report_of(True) == quiet
+    lines = capsys.readouterr().err.splitlines()
+    files = sorted(icml_dir.glob("*.txt"))
+    total = sum(len(f.read_text(encoding="utf-8").splitlines()) for f in files)
+    counts = [int(re.match(r"reading: ([\d,]+)/", line)[1].replace(",", "")) for line in lines]
+    assert counts == sorted(counts)
+    assert re.fullmatch(
+        rf"reading: {total:,}/{total:,} \(100%\), [\d,]+ lines/s \[{files[-1].name}\]", lines[-1]
+    )
+    assert {re.search(r"\[(.+)\]$", line)[1] for line in lines} == {f.name for f in files}
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 3, 2**20])
+def test_line_count_for_the_progress_total_matches_the_line_numbers_readers_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int
+) -> None:
+    import paperscope.ingest.pipeline as pipeline
+    from paperscope.ingest.files import iter_lines
+
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(b"unix\nwindows\r\nold mac\rcr\r\n\r\n\nlast line without an end")
+    monkeypatch.setattr(pipeline, "_COUNT_CHUNK_BYTES", chunk_bytes)  # 3: a CRLF split across chunks
+    assert pipeline._count_lines(path) == len(list(iter_lines(path))) == 7
+    assert pipeline._count_lines(tmp_path / "missing.txt") == 0
