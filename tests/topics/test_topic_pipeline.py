@@ -286,3 +286,25 @@ def test_duplicate_papers_fit_without_warnings():
     assert np.isfinite(first.coordinates).all()
     assert sum(t.size for t in first.topics if t.level == 0) == 17
     assert fit_topics(ids(17), docs, matrix).fingerprint() == first.fingerprint()
+
+
+def test_progress_names_each_step_as_it_starts_and_changes_nothing(capsys: pytest.CaptureFixture[str]):
+    import re
+
+    docs = case14_docs()
+    settings = {"reducer": "pca", "clusterer": KMeansClusterer(2), "layout": "pca"}
+    quiet = fit_topics(ids(20), docs, lsa_embed(docs), **settings)
+    assert capsys.readouterr().err == ""
+    shown = fit_topics(ids(20), docs, lsa_embed(docs), progress=True, **settings)
+    assert shown.fingerprint() == quiet.fingerprint()
+    # capsys' stderr is not a terminal: one line as each step starts, ending in the seconds so far
+    lines = [re.sub(r", \d+ s$", ", N s", line) for line in capsys.readouterr().err.splitlines()]
+    assert lines == [
+        "topics: 0/6 steps (neighbours: exact cosine kNN graph, k = 15), N s",
+        "topics: 1/6 steps (reduce: pca), N s",
+        "topics: 2/6 steps (cluster: KMeansClusterer), N s",
+        "topics: 3/6 steps (subtopics: KMeansClusterer), N s",
+        "topics: 4/6 steps (layout: pca to 2D), N s",
+        "topics: 5/6 steps (label: ctfidf), N s",
+    ]
+    assert shown.elapsed_s >= sum(shown.timings_ms.values()) / 1000 > 0

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import Topic
+from ..progress import steps
 from .cluster import (
     Clusterer,
     HDBSCANClusterer,
@@ -68,6 +69,10 @@ _MAX_BROAD = 25
 _MIN_BROAD = 10
 #: A cluster must be this many standard errors tighter than the library (see :func:`drop_loose_clusters`).
 _MIN_COHESION_Z = 3.0
+#: The steps a progress display counts (each one's wall time lands in ``timings_ms``).
+_STEPS = ("neighbours", "reduce", "cluster", "subtopics", "layout", "label")
+#: Shown while UMAP runs: its first use in a process compiles numba code (25-50 s measured).
+_UMAP_NOTE = "umap to 5D; its first run compiles numba code, up to a minute"
 #: Broad topics smaller than this many papers (or 3 × the cluster size) get no subtopics.
 _MIN_SUBTOPIC_PARENT = 30
 
@@ -87,6 +92,7 @@ class TopicModel:
         topics: broad topics by id, then subtopics by id, then the Unassigned group if used.
         settings: the step names and parameters used, for the store and for reproducing the run.
         timings_ms: wall time per step in milliseconds.
+        elapsed_s: wall time of the whole fit in seconds (checks and steps).
     """
 
     paper_ids: list[str]
@@ -97,6 +103,7 @@ class TopicModel:
     topics: list[Topic]
     settings: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    elapsed_s: float = 0.0
 
     @property
     def unassigned_fraction(self) -> float:
@@ -269,6 +276,7 @@ def fit_topics(
     n_neighbors: int = 15,
     min_share: float = 0.0,
     seed: int = 42,
+    progress: bool = False,
 ) -> TopicModel:
     """Find broad topics and subtopics, name them, and lay the papers out in 2D.
 
@@ -289,22 +297,30 @@ def fit_topics(
         min_share: vote share an outlier needs to join a topic (see :func:`assign_outliers`);
             the default 0 places every outlier that has a clustered neighbour, with its flag.
         seed: seed of every random step.
+        progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
+            ``topics: 1/6 steps (reduce: umap, ...)``), so a long step, such as UMAP compiling
+            with numba on first use (25-50 s), is never silent.
 
     Returns:
-        The topic model (not yet stored).
+        The topic model (not yet stored); ``elapsed_s`` and ``len(paper_ids)`` make the
+        summary line.
 
     Raises:
         InputError: lengths disagree, a paper_id repeats, an embedding row is zero or not
             finite, a step name is unknown, or ``n_topics`` is below 1.
     """
     timings: dict[str, float] = {}
-    clock = time.perf_counter()
+    started = clock = time.perf_counter()
 
     def lap(name: str) -> None:
         nonlocal clock
         now = time.perf_counter()
         timings[name] = round((now - clock) * 1000.0, 1)
         clock = now
+        bar.update()
+
+    def start(name: str, detail: str) -> None:
+        bar.stage(f"{name}: {detail}" if detail else name)
 
     if n_topics is not None and n_topics < 1:
         raise InputError(f"n_topics must be at least 1, got {n_topics}")
@@ -329,37 +345,54 @@ def fit_topics(
     }
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return TopicModel([], empty, empty, empty.astype(bool), np.zeros((0, 2)), [], settings, timings)
-
-    neighbours = exact_neighbours(matrix, n_neighbors)
-    lap("neighbours")
-    reduced = reducer_obj.fit_transform(matrix, neighbours)
-    lap("reduce")
-    dense = drop_loose_clusters(canonical_labels(clusterer_obj.fit_predict(reduced)), matrix)
-    is_outlier = dense < 0
-    dense = canonical_labels(assign_outliers(dense, neighbours, min_share))
-    n_dense = int(dense.max()) + 1
-    wanted = auto_n_topics(n, n_dense) if n_topics is None else min(n_topics, n_dense)
-    broad = dense
-    if wanted < n_dense:
-        assigned = np.flatnonzero(dense >= 0)
-        broad = np.full(n, UNASSIGNED_ID, dtype=np.int64)
-        broad[assigned] = KMeansClusterer(wanted, seed).fit_predict(reduced[assigned])
-        broad = canonical_labels(broad)
-    lap("cluster")
-    sub_clusterer = clusterer_obj
-    if isinstance(clusterer_obj, HDBSCANClusterer):
-        # Subtopics of 2-4 papers are noise on a map: at least 5 papers each.
-        sub_clusterer = HDBSCANClusterer(
-            max(5, clusterer_obj.min_cluster_size or 0), clusterer_obj.min_samples
+        return TopicModel(
+            [],
+            empty,
+            empty,
+            empty.astype(bool),
+            np.zeros((0, 2)),
+            [],
+            settings,
+            timings,
+            time.perf_counter() - started,
         )
-    fine = _subtopics(reduced, broad, neighbours, sub_clusterer, min_share)
-    lap("subtopics")
-    coordinates = normalise_coordinates(layout_obj.fit_transform(matrix, neighbours))
-    lap("layout")
-    labeller_obj.fit(docs)
-    subtopic_ids, topics = _build_topics(paper_ids, matrix, coordinates, broad, fine, labeller_obj)
-    lap("label")
+
+    with steps(len(_STEPS), desc="topics", enabled=progress) as bar:
+        start("neighbours", f"exact cosine kNN graph, k = {n_neighbors}")
+        neighbours = exact_neighbours(matrix, n_neighbors)
+        lap("neighbours")
+        start("reduce", _UMAP_NOTE if reducer_name == "umap" else reducer_name)
+        reduced = reducer_obj.fit_transform(matrix, neighbours)
+        lap("reduce")
+        start("cluster", clusterer_name)
+        dense = drop_loose_clusters(canonical_labels(clusterer_obj.fit_predict(reduced)), matrix)
+        is_outlier = dense < 0
+        dense = canonical_labels(assign_outliers(dense, neighbours, min_share))
+        n_dense = int(dense.max()) + 1
+        wanted = auto_n_topics(n, n_dense) if n_topics is None else min(n_topics, n_dense)
+        broad = dense
+        if wanted < n_dense:
+            assigned = np.flatnonzero(dense >= 0)
+            broad = np.full(n, UNASSIGNED_ID, dtype=np.int64)
+            broad[assigned] = KMeansClusterer(wanted, seed).fit_predict(reduced[assigned])
+            broad = canonical_labels(broad)
+        lap("cluster")
+        start("subtopics", clusterer_name)
+        sub_clusterer = clusterer_obj
+        if isinstance(clusterer_obj, HDBSCANClusterer):
+            # Subtopics of 2-4 papers are noise on a map: at least 5 papers each.
+            sub_clusterer = HDBSCANClusterer(
+                max(5, clusterer_obj.min_cluster_size or 0), clusterer_obj.min_samples
+            )
+        fine = _subtopics(reduced, broad, neighbours, sub_clusterer, min_share)
+        lap("subtopics")
+        start("layout", f"{layout_name} to 2D")
+        coordinates = normalise_coordinates(layout_obj.fit_transform(matrix, neighbours))
+        lap("layout")
+        start("label", labeller_name)
+        labeller_obj.fit(docs)
+        subtopic_ids, topics = _build_topics(paper_ids, matrix, coordinates, broad, fine, labeller_obj)
+        lap("label")
     return TopicModel(
         paper_ids=list(paper_ids),
         topic_ids=broad,
@@ -369,6 +402,7 @@ def fit_topics(
         topics=topics,
         settings=settings,
         timings_ms=timings,
+        elapsed_s=time.perf_counter() - started,
     )
 
 
