@@ -56,6 +56,24 @@ def test_format_names_every_field(dev_result):
     assert "area on dev (38 papers, 21 areas)" in text
 
 
+def test_progress_names_each_step_and_the_result_has_its_wall_time(
+    shared_data: Path, icml_dir: Path, dev_result, capsys: pytest.CaptureFixture[str]
+):
+    import re
+
+    capsys.readouterr()
+    result = run_cards_eval(shared_data / "gold" / "icml2026_cards_dev.jsonl", icml_dir, None, progress=True)
+    lines = [re.sub(r", \d+ s$", "", line) for line in capsys.readouterr().err.splitlines()]
+    assert lines == [
+        f"eval cards: 0/2 steps (build the cards of {icml_dir})",
+        "eval cards: 1/2 steps (score 38 gold papers)",
+    ]
+    assert result["elapsed_s"] > 0
+    assert {k: v for k, v in result.items() if k != "elapsed_s"} == {
+        k: v for k, v in dev_result.items() if k != "elapsed_s"
+    }
+
+
 @pytest.mark.slow
 def test_held_out_iclr_area_beats_the_same_run_baseline(shared_data: Path, icml_dir: Path):
     result = run_cards_eval(

@@ -58,10 +58,30 @@ def test_dev_queries_parse(shared_data: Path):
     assert len(rows) == 10
 
 
-def test_eval_on_icml_dev_with_fake_embedder(shared_data: Path, tmp_path: Path):
+def test_eval_on_icml_dev_with_fake_embedder(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    import re
+
+    import paperscope.progress
+
+    monkeypatch.setattr(paperscope.progress, "LINE_INTERVAL_S", 0.0)  # a progress line per query
     results = run_retrieval_eval(
-        tasks=["icml-dev-en", "icml-dev-zh"], workdir=tmp_path / "eval", embedder="fake", data_dir=shared_data
+        tasks=["icml-dev-en", "icml-dev-zh"],
+        workdir=tmp_path / "eval",
+        embedder="fake",
+        data_dir=shared_data,
+        progress=True,
     )
+    shown = [
+        re.sub(r", [\d,.]+ queries/s(, ETA \d+ s)?$", "", line)
+        for line in capsys.readouterr().err.splitlines()
+        if line.startswith("eval ")
+    ]
+    assert shown == [f"eval icml-dev-en: {i}/6 ({i / 6:.0%})" for i in range(1, 7)] + [
+        f"eval icml-dev-zh: {i}/4 ({i / 4:.0%})" for i in range(1, 5)
+    ]
+    assert (results.n_queries, results.elapsed_s > 0) == (10, True)
     assert list(results) == ["icml-dev-en", "icml-dev-zh"]
     assert list(results["icml-dev-en"]) == ["bm25", "dense", "hybrid", "rrf"]
     assert list(results["icml-dev-en"]["bm25"]) == [

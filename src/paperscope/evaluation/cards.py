@@ -36,6 +36,7 @@ from ..config import EXAMPLES_DIR
 from ..extract.area import AREAS, AreaModel, predict_area, train_area_model
 from ..library import Library
 from ..models import Paper
+from ..progress import Progress, steps
 from ..text import clean_text, fold
 
 __all__ = [
@@ -225,9 +226,10 @@ def _baseline(
     return list(clf.predict(vec.transform([text(p) for p in test])))
 
 
-def _iclr_eval(csv_dir: Path, seed: int) -> dict[str, Any]:
+def _iclr_eval(csv_dir: Path, seed: int, bar: Progress) -> dict[str, Any]:
     from sklearn.model_selection import train_test_split
 
+    bar.stage("ICLR area: read the papers")
     papers = load_iclr_area_papers(csv_dir)
     labels = [p[3] for p in papers]
     train_idx, test_idx = train_test_split(
@@ -236,18 +238,25 @@ def _iclr_eval(csv_dir: Path, seed: int) -> dict[str, Any]:
     train = [papers[i] for i in train_idx]
     test = [papers[i] for i in test_idx]
     gold = [p[3] for p in test]
+    bar.update()
+    bar.stage(f"ICLR area: train the model on {len(train):,} papers")
     started = time.perf_counter()
     model: AreaModel = train_area_model(train, seed=seed)
     train_s = time.perf_counter() - started
+    bar.update()
+    bar.stage(f"ICLR area: predict {len(test):,} papers three ways")
     runs: dict[str, list[str]] = {
         "ours (title+keywords+abstract)": [predict_area(a, t, k, model=model).label for a, t, k, _ in test],
         "ours (abstract only)": [predict_area(a, model=model).label for a, _, _, _ in test],
         "ours, trained model only (no zero-shot)": [
             model.classes[int(model.decision(a, t, k).argmax())] for a, t, k, _ in test
         ],
-        "baseline TF-IDF+LR (title+keywords+abstract)": _baseline(train, test, full=True),
-        "baseline TF-IDF+LR (abstract only)": _baseline(train, test, full=False),
     }
+    bar.update()
+    bar.stage("ICLR area: TF-IDF + LR baselines")
+    runs["baseline TF-IDF+LR (title+keywords+abstract)"] = _baseline(train, test, full=True)
+    runs["baseline TF-IDF+LR (abstract only)"] = _baseline(train, test, full=False)
+    bar.update()
     return {
         "n_train": len(train),
         "n_test": len(test),
@@ -268,6 +277,7 @@ def run_cards_eval(
     examples_dir: Path = EXAMPLES_DIR,
     iclr_dir: Path | None = DEFAULT_ICLR_DIR,
     seed: int = 0,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Evaluate the card extractors; see the module docstring for the match rules.
 
@@ -276,24 +286,34 @@ def run_cards_eval(
         examples_dir: the folder of the ICML 2026 lists the gold refers to.
         iclr_dir: the ICLR 2026 area CSVs; None skips the held-out area run (about 60 s).
         seed: seed of the stratified 80/20 ICLR split.
+        progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
+            ``eval cards: 3/6 steps (ICLR area: train the model on 3,441 papers), 9 s``).
 
     Returns:
         ``{"fields": {field: {precision, recall, f1, tp, fp, fn}}, "label_rate", "label_papers",
-        "area_dev": {n, accuracy, macro_f1}, "area_iclr": {n_train, n_test, runs: {...}}}``.
+        "area_dev": {n, accuracy, macro_f1}, "area_iclr": {n_train, n_test, runs: {...}},
+        "elapsed_s"}``, ``elapsed_s`` being the wall time of the whole evaluation in seconds.
 
     Raises:
         FileNotFoundError: the gold file or the ICLR folder is missing.
 
     """
+    started = time.perf_counter()
     gold = [
         json.loads(line) for line in Path(gold_path).read_text(encoding="utf-8").splitlines() if line.strip()
     ]
-    papers = _dev_papers(gold, Path(examples_dir))
-    result = _field_eval(gold, papers)
-    result["n_dev_papers"] = len(gold)
-    result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
-    result["area_iclr"] = _iclr_eval(Path(iclr_dir), seed) if iclr_dir is not None else None
+    with steps(2 if iclr_dir is None else 6, desc="eval cards", enabled=progress) as bar:
+        bar.stage(f"build the cards of {examples_dir}")
+        papers = _dev_papers(gold, Path(examples_dir))
+        bar.update()
+        bar.stage(f"score {len(gold)} gold papers")
+        result = _field_eval(gold, papers)
+        bar.update()
+        result["n_dev_papers"] = len(gold)
+        result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
+        result["area_iclr"] = _iclr_eval(Path(iclr_dir), seed, bar) if iclr_dir is not None else None
     result["n_areas"] = len(AREAS)
+    result["elapsed_s"] = time.perf_counter() - started
     return result
 
 
