@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import paperscope
+import paperscope.config
 from paperscope.cli import cli
 
 
@@ -60,6 +61,9 @@ def test_ingest_search_show_export_roundtrip(run, icml_dir: Path) -> None:
 
 
 def test_errors_exit_1_with_one_line_and_misuse_exits_2(run, tmp_path: Path) -> None:
+    header_only = tmp_path / "empty.txt"
+    header_only.write_text("ICML 2026 Papers\n", encoding="utf-8")
+    assert run("ingest", str(header_only)).exit_code == 0  # creates the (empty) library
     missing = run("show", "abcdef123456")
     assert missing.exit_code == 1
     assert (
@@ -78,10 +82,17 @@ def test_errors_exit_1_with_one_line_and_misuse_exits_2(run, tmp_path: Path) -> 
 def test_demo_builds_a_fresh_library_and_searches(tmp_path: Path, icml_dir: Path) -> None:
     result = CliRunner().invoke(cli, ["demo", "--examples", str(icml_dir)], catch_exceptions=False)
     assert result.exit_code == 0
-    assert "== library: 95 papers from 95 sources" in result.stdout
+    db = Path(paperscope.config.home_dir()) / "demo.db"
+    summary = f"== the library {db} holds 95 papers from 95 sources (ICML 2026: 95)"
+    assert summary in result.stdout
+    assert "   cards: 95, vectors: 95, topics: not fitted yet\n" in result.stdout
+    assert result.stdout.rstrip().endswith(
+        f"paperscope --db {db} serve               # web app on http://127.0.0.1:8765/"
+    )
     assert "== search: dataset distillation" in result.stdout
+    assert result.stdout.index("== search: 剪枝") < result.stdout.index(summary)
     again = CliRunner().invoke(cli, ["demo", "--examples", str(icml_dir)], catch_exceptions=False)
-    assert "== library: 95 papers from 95 sources" in again.stdout
+    assert summary in again.stdout
 
 
 def test_public_api_matches_all() -> None:
@@ -113,16 +124,37 @@ def test_show_prints_every_card_field_and_export_names_a_missing_folder(
     assert not out.parent.exists()
 
 
-def test_a_db_in_a_missing_folder_is_an_error_except_for_ingest(tmp_path: Path, icml_dir: Path) -> None:
-    db = tmp_path / "typo" / "lib.db"
+def test_a_db_that_does_not_exist_is_an_error_except_for_ingest(tmp_path: Path, icml_dir: Path) -> None:
     runner = CliRunner()
-    for args in (["stats"], ["search", "x"], ["export"]):
-        result = runner.invoke(cli, ["--db", str(db), *args])
-        assert result.exit_code == 1
-        assert f"{db}: no library there (folder {db.parent} does not exist)" in result.stderr
-    assert not db.parent.exists()
+    for db in (tmp_path / "typo" / "lib.db", tmp_path / "typo.db"):
+        for args in (["stats"], ["search", "x"], ["export"], ["related", "abcd1234"], ["embed"]):
+            result = runner.invoke(cli, ["--db", str(db), *args])
+            assert result.exit_code == 1
+            assert result.stderr == (
+                f"Error: {db}: no library there; build one with `paperscope --db {db} ingest FILES`"
+                " (or check --db or PAPERSCOPE_DB)\n"
+            )
+        assert not db.exists()
+    db = tmp_path / "typo" / "lib.db"
     assert runner.invoke(cli, ["--db", str(db), "ingest", str(icml_dir)]).exit_code == 0
     assert runner.invoke(cli, ["--db", str(db), "stats"]).exit_code == 0
+
+
+def test_db_is_accepted_after_the_command_too(tmp_path: Path, icml_dir: Path) -> None:
+    runner = CliRunner()
+    db = tmp_path / "after.db"
+    assert runner.invoke(cli, ["ingest", str(icml_dir), "--db", str(db)]).exit_code == 0
+    before = runner.invoke(cli, ["--db", str(db), "search", "dataset distillation", "--json"])
+    after = runner.invoke(cli, ["search", "dataset distillation", "--json", "--db", str(db)])
+    assert after.exit_code == 0
+    assert [h["paper_id"] for h in json.loads(after.stdout)] == [
+        h["paper_id"] for h in json.loads(before.stdout)
+    ]
+    tagged = runner.invoke(
+        cli, ["tags", "add", json.loads(after.stdout)[0]["paper_id"], "x", "--db", str(db)]
+    )
+    assert tagged.stdout == "x\n"
+    assert not (Path(paperscope.config.home_dir()) / "library.db").exists()
 
 
 def test_a_file_with_no_papers_gets_a_warning(run, tmp_path: Path) -> None:

@@ -1,30 +1,70 @@
-"""Command line: parse input, call the Library, format output. Results on stdout, logs on stderr."""
+"""Command line: parse input, call the Library, format output. Results on stdout, logs on stderr.
+
+Imports are lazy: ``paperscope --help`` and every command load only what they use (the stages,
+numpy and the embedding runtime cost most of a fresh process's time otherwise).
+"""
 
 from __future__ import annotations
 
 import json
 import signal
 import sys
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
-from .config import EXAMPLES_DIR, home_dir
 from .errors import PaperscopeError
-from .extract.contributions import CONTRIBUTION_TYPES
-from .ingest import READERS
-from .ingest.fields import parse_column_map
-from .library import Library
-from .models import Hit, IngestReport, Paper
-from .triage import EXPORT_FORMATS
+
+if TYPE_CHECKING:
+    from .library import Library
+    from .models import Hit, IngestReport, Paper
 
 __all__ = ["cli"]
 
 
 def _emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+class _LazyChoice(click.Choice):
+    """A ``click.Choice`` whose choices come from a registry read on first use, not at import."""
+
+    def __init__(self, load: Callable[[], Iterable[str]], case_sensitive: bool = True):
+        self._load = load
+        self._choices: tuple[str, ...] | None = None
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        if self._choices is None:
+            self._choices = tuple(self._load())
+        return self._choices
+
+    @choices.setter
+    def choices(self, value: Iterable[str]) -> None:
+        self._choices = tuple(value)
+
+
+def _reader_names() -> list[str]:
+    from .ingest import READERS
+
+    return sorted(READERS)
+
+
+def _export_names() -> list[str]:
+    from .triage import EXPORT_FORMATS
+
+    return sorted(EXPORT_FORMATS)
+
+
+def _contribution_types() -> tuple[str, ...]:
+    from .extract.contributions import CONTRIBUTION_TYPES
+
+    return CONTRIBUTION_TYPES
 
 
 class _Group(click.Group):
@@ -38,20 +78,53 @@ class _Group(click.Group):
 
 
 def _library(ctx: click.Context, create: bool = False) -> Library:
-    """Open the library; only ``create`` commands (ingest, demo) may make a ``--db`` file's folder.
+    """Open the library; only ``create`` commands (ingest, demo) may make a new library file.
 
     Raises:
-        click.ClickException: ``--db`` names a file in a folder that does not exist (a typo
-            would otherwise silently open a new, empty library).
+        click.ClickException: the library file does not exist and the command cannot create
+            it (a typo in ``--db`` would otherwise silently search a new, empty library).
     """
-    if "library" not in ctx.obj:
-        db = ctx.obj["db"]
-        if db is not None and not create and not Path(db).parent.is_dir():
+    obj = ctx.find_root().obj
+    if "library" not in obj:
+        from .config import default_db_path
+        from .library import Library
+
+        db = obj["db"]
+        path = Path(db) if db is not None else default_db_path()
+        if not create and str(path) != ":memory:" and not path.is_file():
+            where = "--db or PAPERSCOPE_DB" if db is not None else "PAPERSCOPE_HOME or --db"
             raise click.ClickException(
-                f"{db}: no library there (folder {Path(db).parent} does not exist); check --db or PAPERSCOPE_DB"
+                f"{path}: no library there; build one with `paperscope --db {path} ingest FILES` (or check {where})"
             )
-        ctx.obj["library"] = ctx.with_resource(Library(db))
-    return ctx.obj["library"]
+        obj["library"] = ctx.find_root().with_resource(Library(db))
+    return obj["library"]
+
+
+def _set_db(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    """Record a ``--db`` given after the command name (``paperscope search X --db lib.db``)."""
+    if value is not None:
+        ctx.find_root().obj["db"] = value
+
+
+def _db_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Accept ``--db PATH`` after the command as well as before it."""
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        expose_value=False,
+        callback=_set_db,
+        is_eager=True,
+        help="Library database file (as before the command).",
+    )(command)
+
+
+def _command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], click.Command]:
+    """Register a command of ``cli`` that also takes ``--db`` after its name."""
+
+    def decorate(function: Callable[..., Any]) -> click.Command:
+        return cli.command(*args, **kwargs)(_db_option(function))
+
+    return decorate
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,10 +142,18 @@ def cli(ctx: click.Context, db: Path | None) -> None:
     Example: paperscope ingest examples/icml2026 && paperscope search "dataset distillation"
     """
     ctx.ensure_object(dict)
-    ctx.obj["db"] = db
+    ctx.obj.setdefault("db", None)
+    if db is not None:
+        ctx.obj["db"] = db
     if hasattr(signal, "SIGPIPE"):
         # `paperscope search … | head`: a closed pipe ends the command quietly, as for other CLI tools.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def _summary(desc: str, count: int, elapsed_s: float, unit: str = "papers") -> None:
+    from .progress import summary
+
+    summary(desc, count, elapsed_s, unit=unit)
 
 
 def _print_report(report: IngestReport) -> None:
@@ -111,12 +192,12 @@ def _print_report(report: IngestReport) -> None:
         )
 
 
-@cli.command()
+@_command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(sorted(READERS)),
+    type=_LazyChoice(_reader_names),
     default=None,
     help="Input format (default: detected per file from its extension and first bytes).",
 )
@@ -136,6 +217,12 @@ def _print_report(report: IngestReport) -> None:
     show_default=True,
     help="Build full cards right after ingest (else later, with `paperscope cards`).",
 )
+@click.option(
+    "--embed/--no-embed",
+    default=True,
+    show_default=True,
+    help="Embed new papers right after the cards (else later, with `paperscope embed`).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def ingest(
@@ -145,6 +232,7 @@ def ingest(
     column_map: str | None,
     strict: bool,
     cards: bool,
+    embed: bool,
     as_json: bool,
 ) -> None:
     """Read paper lists (files or folders) into the library.
@@ -154,19 +242,32 @@ def ingest(
 
     Example: paperscope ingest examples/icml2026 papers.csv --map abstract=Summary
     """
+    from .ingest.fields import parse_column_map
+
     try:
         parse_column_map(column_map)
     except PaperscopeError as exc:
         raise click.BadParameter(str(exc).removeprefix("--map: "), param_hint="--map") from None
+    started = time.perf_counter()
     report = _library(ctx, create=True).ingest(
-        paths, fmt=fmt, progress=sys.stderr.isatty(), column_map=column_map, strict=strict, cards=cards
+        paths, fmt=fmt, progress=True, column_map=column_map, strict=strict, cards=cards, embed=embed
     )
     if as_json:
         _emit_json(report.to_dict())
     else:
         _print_report(report)
+    _print_phases(report, time.perf_counter() - started)
     if report.failed or report.rolled_back:
         ctx.exit(1)
+
+
+def _print_phases(report: IngestReport, elapsed_s: float) -> None:
+    """Print the closing line of an ingest: each phase's wall time, then the total (stderr)."""
+    parts = [f"read {report.read:,} records in {report.elapsed_s:.1f} s"]
+    for name, phase in report.phases.items():
+        parts.append(f"{name} {int(phase['count']):,} papers in {phase['elapsed_s']:.1f} s")
+    rate = report.read / elapsed_s if elapsed_s > 0 else 0.0
+    click.echo(f"ingest: {'; '.join(parts)}; {elapsed_s:.1f} s in all ({rate:,.0f} records/s)", err=True)
 
 
 def _print_hits(hits: list[Hit]) -> None:
@@ -183,7 +284,7 @@ def _print_hits(hits: list[Hit]) -> None:
             click.echo(f"     shared: {', '.join(hit.terms)}")
 
 
-@cli.command()
+@_command()
 @click.argument("query")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Number of hits.")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "dense"]), default="hybrid", show_default=True)
@@ -196,7 +297,7 @@ def _print_hits(hits: list[Hit]) -> None:
 @click.option("--dataset", default=None, help="Only papers whose card names this dataset (e.g. CIFAR-10).")
 @click.option(
     "--contribution",
-    type=click.Choice(CONTRIBUTION_TYPES, case_sensitive=False),
+    type=_LazyChoice(_contribution_types, case_sensitive=False),
     default=None,
     help="Only papers with this contribution type on their card.",
 )
@@ -225,7 +326,8 @@ def search(
 
     Example: paperscope search "dataset distillation" --limit 5 --has-code --contribution method
     """
-    hits = _library(ctx).search(
+    lib = _library(ctx)
+    hits = lib.search(
         query,
         limit=limit,
         mode=mode,
@@ -239,13 +341,20 @@ def search(
         area=area,
         topic=topic,
     )
+    _print_notice(lib)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
     else:
         _print_hits(hits)
 
 
-@cli.command()
+def _print_notice(lib: Library) -> None:
+    """Print the last search's one-line notice about its dense leg, if any (stderr)."""
+    if lib.search_notice:
+        click.echo(f"note: {lib.search_notice}", err=True)
+
+
+@_command()
 @click.argument("paper_id")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
@@ -255,14 +364,16 @@ def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 
     Example: paperscope related 3f2a9c --limit 5
     """
-    hits = _library(ctx).related(paper_id, limit=limit)
+    lib = _library(ctx)
+    hits = lib.related(paper_id, limit=limit)
+    _print_notice(lib)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
         return
     _print_hits(hits)
 
 
-@cli.command()
+@_command()
 @click.option("--tag", default=None, help="Learn from papers with this tag instead of the starred ones.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
@@ -329,7 +440,7 @@ def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
     click.echo(paper.clean_text)
 
 
-@cli.command()
+@_command()
 @click.argument("paper_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the paper as JSON.")
 @click.pass_context
@@ -347,7 +458,7 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
         _print_paper(paper, marks)
 
 
-@cli.command()
+@_command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool) -> None:
@@ -360,16 +471,16 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         _emit_json(data)
         return
     click.echo(f"library: {data['db']} (schema {data['schema_version']})")
-    for key in ("papers", "sources", "cards", "stars", "tags", "notes"):
+    for key in ("papers", "sources", "cards", "vectors", "topics", "stars", "tags", "notes"):
         click.echo(f"{key:>8}: {data[key]}")
+    if data["missing_vectors"]:
+        click.echo(f"  {data['missing_vectors']} papers have no vector yet: run `paperscope embed`")
     for row in data["by_venue"]:
         click.echo(f"  {row['venue'] or '(no venue)'} {row['year'] or ''}: {row['papers']}")
 
 
-@cli.command()
-@click.option(
-    "--format", "fmt", type=click.Choice(sorted(EXPORT_FORMATS)), default="jsonl", show_default=True
-)
+@_command()
+@click.option("--format", "fmt", type=_LazyChoice(_export_names), default="jsonl", show_default=True)
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
 @click.option(
@@ -398,7 +509,7 @@ def export(ctx: click.Context, fmt: str, starred: bool, tag: str | None, out: Pa
 _DEMO_QUERIES = ["dataset distillation", "CIFAR-10", "low-precision FP4 training", "机器遗忘", "剪枝"]
 
 
-@cli.command()
+@_command()
 @click.option("--examples", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None)
 @click.pass_context
 def demo(ctx: click.Context, examples: Path | None) -> None:
@@ -406,6 +517,8 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
 
     Example: paperscope demo
     """
+    from .config import EXAMPLES_DIR, home_dir
+
     folder = examples or (Path("examples/icml2026") if Path("examples/icml2026").is_dir() else EXAMPLES_DIR)
     if not folder.is_dir():
         raise click.ClickException(f"{folder}: example folder not found; pass --examples DIR")
@@ -416,16 +529,37 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
     ctx.obj["db"] = db
     lib = _library(ctx, create=True)
     click.echo(f"== ingest {folder} into {db}")
-    _print_report(lib.ingest([folder], progress=sys.stderr.isatty()))
-    click.echo("")
-    data = lib.stats()
-    click.echo(f"== library: {data['papers']} papers from {data['sources']} sources")
+    started = time.perf_counter()
+    report = lib.ingest([folder], progress=True)
+    _print_report(report)
+    _print_phases(report, time.perf_counter() - started)
     for query in _DEMO_QUERIES:
         click.echo(f"\n== search: {query}")
         _print_hits(lib.search(query, limit=3))
+    click.echo("")
+    _print_library_summary(lib, db)
 
 
-@cli.command()
+def _print_library_summary(lib: Library, db: Path) -> None:
+    """Print what the library holds (papers per venue, cards, vectors, topics) and what to try next."""
+    data = lib.stats()
+    venues = ", ".join(
+        f"{row['venue'] or '(no venue)'}{' ' + str(row['year']) if row['year'] else ''}: {row['papers']}"
+        for row in data["by_venue"]
+    )
+    click.echo(f"== the library {db} holds {data['papers']} papers from {data['sources']} sources ({venues})")
+    click.echo(
+        f"   cards: {data['cards']}, vectors: {data['vectors']}, topics: {data['topics'] or 'not fitted yet'}"
+    )
+    ps = f"paperscope --db {db}"
+    click.echo("== try next:")
+    click.echo(f'   {ps} search "dataset distillation" --has-code')
+    click.echo(f"   {ps} topics              # broad topics and subtopics")
+    click.echo(f"   {ps} map --out map.html  # the interactive topic map")
+    click.echo(f"   {ps} serve               # web app on http://127.0.0.1:8765/")
+
+
+@_command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--get", "get_path", default=None, help="Print the response to one GET path and exit.")
@@ -452,7 +586,7 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None) -> Non
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-@cli.command()
+@_command()
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.option("--off", is_flag=True, help="Unstar instead.")
 @click.pass_context
@@ -476,6 +610,7 @@ def tags() -> None:
 
 
 @tags.command("add")
+@_db_option
 @click.argument("paper_id")
 @click.argument("tag")
 @click.pass_context
@@ -490,6 +625,7 @@ def tags_add(ctx: click.Context, paper_id: str, tag: str) -> None:
 
 
 @tags.command("remove")
+@_db_option
 @click.argument("paper_id")
 @click.argument("tag")
 @click.pass_context
@@ -506,6 +642,7 @@ def tags_remove(ctx: click.Context, paper_id: str, tag: str) -> None:
 
 
 @tags.command("list")
+@_db_option
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_context
 def tags_list(ctx: click.Context, as_json: bool) -> None:
@@ -521,7 +658,7 @@ def tags_list(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{count:>5}  {tag}")
 
 
-@cli.command()
+@_command()
 @click.argument("paper_id")
 @click.argument("body", default="-")
 @click.pass_context
@@ -536,7 +673,7 @@ def note(ctx: click.Context, paper_id: str, body: str) -> None:
     click.echo(lib.marks(paper_id)["note"] or "(note removed)")
 
 
-@cli.command()
+@_command()
 @click.option("--rebuild", is_flag=True, help="Rebuild every card, not only missing or outdated ones.")
 @click.option("--workers", default=None, type=click.IntRange(1, 64), help="Processes (default: auto).")
 @click.pass_context
@@ -545,11 +682,25 @@ def cards(ctx: click.Context, rebuild: bool, workers: int | None) -> None:
 
     Example: paperscope cards --rebuild
     """
-    import time
-
     started = time.perf_counter()
-    count = _library(ctx).build_cards(rebuild=rebuild, workers=workers, progress=sys.stderr.isatty())
-    click.echo(f"built {count} cards in {time.perf_counter() - started:.1f} s")
+    count = _library(ctx).build_cards(rebuild=rebuild, workers=workers, progress=True)
+    _summary("cards", count, time.perf_counter() - started)
+
+
+@_command()
+@click.option("--rebuild", is_flag=True, help="Embed every paper again, not only those without a vector.")
+@click.pass_context
+def embed(ctx: click.Context, rebuild: bool) -> None:
+    """Embed papers that have no vector yet (ingest does this unless --no-embed).
+
+    On a new machine this first prepares the int8 embedding model (about 1 min, once).
+
+    Example: paperscope embed
+    """
+    lib = _library(ctx)
+    started = time.perf_counter()
+    count = lib.embed(rebuild=rebuild, progress=True)
+    _summary("embed", count, time.perf_counter() - started)
 
 
 @cli.group(invoke_without_command=True)
@@ -607,11 +758,12 @@ def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_di
 
     Example: paperscope eval cards --no-iclr --gold my_gold.jsonl
     """
+    from .config import examples_dir as examples_default
     from .evaluation.cards import DEFAULT_GOLD, DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
 
     result = run_cards_eval(
         gold_path=gold_path or DEFAULT_GOLD,
-        examples_dir=examples_dir or EXAMPLES_DIR,
+        examples_dir=examples_dir or examples_default(),
         iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
     )
     if as_json:
@@ -620,7 +772,7 @@ def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_di
         click.echo(format_cards_eval(result))
 
 
-@cli.command()
+@_command()
 @click.option("--refit", is_flag=True, help="Fit again even when topics are stored.")
 @click.option(
     "--n-topics", type=click.IntRange(1, 200), default=None, help="Broad topics (default: automatic)."
@@ -666,7 +818,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
             click.echo(f"   [{c.topic_id}] {c.name}  ({c.size})")
 
 
-@cli.command("map")
+@_command("map")
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
 )

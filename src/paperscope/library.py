@@ -2,38 +2,46 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
-from .extract import EXTRACTOR_VERSION, build_cards, build_first_card
-from .extract.contributions import CONTRIBUTION_TYPES
 from .index.bm25 import MemoryBM25, query_terms
 from .index.dense import DenseIndex, ensure_vectors
-from .index.embed import Embedder, embedder_languages, get_embedder, is_mostly_non_latin
+from .index.embed import (
+    Embedder,
+    embedder_is_ready,
+    embedder_languages,
+    embedder_model_id,
+    get_embedder,
+    is_mostly_non_latin,
+    prepare_embedder,
+)
 from .index.fusion import DEFAULT_FUSION, Fusion
 from .index.related import related_papers
 from .index.search import MODES, search_papers
 from .index.snippets import explain_hit
-from .ingest import ingest_paths
 from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
 from .store.lexical import TITLE_WEIGHT
 from .store.retrieval import filtered_paper_ids
 from .text import has_cjk
-from .triage import export_papers
-from .triage.recommend import rank_by_preference
 
-__all__ = ["Library", "MAX_LIMIT", "MEMORY_BM25_THRESHOLD"]
+__all__ = [
+    "Library",
+    "MAX_LIMIT",
+    "MEMORY_BM25_THRESHOLD",
+    "SEARCH_EMBED_MAX_PAPERS",
+    "SEARCH_EMBED_BUDGET_S",
+]
 
 #: The most hits one search returns; larger limits are refused rather than silently cut.
 MAX_LIMIT = 1000
@@ -42,6 +50,15 @@ MAX_LIMIT = 1000
 #: row); the in-memory index answers in about 1 ms. Below this size FTS5 keeps exact phrase
 #: matching and needs no index build.
 MEMORY_BM25_THRESHOLD = 10_000
+
+
+#: Papers a warning names before it says "and N more".
+_NAMED_PAPERS = 5
+#: At most this many papers without a vector are embedded inside a search (about 1 s at ~60
+#: abstracts/s); more, and the search answers from BM25 and says to run `paperscope embed`.
+SEARCH_EMBED_MAX_PAPERS = 64
+#: Wall seconds a search may spend embedding papers that lack a vector (issue 11: never more than 2 s).
+SEARCH_EMBED_BUDGET_S = 1.5
 
 
 def _check_limit(limit: object) -> None:
@@ -81,6 +98,11 @@ class Library:
         self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
         self._dense: DenseIndex | None = None
         self._bm25: tuple[int, MemoryBM25] | None = None
+        # Papers the loaded dense index lacks (-1: not counted since it was loaded).
+        self._dense_missing = -1
+        self._with_vector_ids: set[str] | None = None
+        #: One line about the last search's dense leg (vectors missing, model not prepared), or None.
+        self.search_notice: str | None = None
 
     def close(self) -> None:
         """Close the database."""
@@ -101,14 +123,21 @@ class Library:
         column_map: Mapping[str, str] | str | None = None,
         strict: bool = False,
         cards: bool = True,
+        embed: bool = True,
     ) -> IngestReport:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`.
 
         Ingest writes a quick first card per new paper (label, method names, URLs); with
-        ``cards`` (the default) the full cards are built right after (:meth:`build_cards`).
-        Adds a warning to the report when new abstracts are mostly in a non-Latin script and
-        the embedder is English-only (case 17).
+        ``cards`` (the default) the full cards are built right after (:meth:`build_cards`), and
+        with ``embed`` (the default) every paper without a vector is embedded after that
+        (:meth:`embed`, which first prepares the int8 model on a new machine), so no search
+        ever waits for embeddings. Adds a warning to the report when new abstracts are mostly
+        in a non-Latin script and the embedder is English-only (case 17), naming the papers.
+        ``report.timings_s`` gets the wall time of the ``cards`` and ``embed`` phases.
         """
+        from .extract import build_first_card
+        from .ingest import ingest_paths
+
         before = self.store.conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
         report = ingest_paths(
             self.store,
@@ -122,7 +151,13 @@ class Library:
         self._bm25 = None
         self._warn_language_mismatch(report, before)
         if cards and report.new:
-            self.build_cards(progress=progress)
+            started = time.perf_counter()
+            built = self.build_cards(progress=progress)
+            report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
+        if embed and not report.rolled_back:
+            started = time.perf_counter()
+            embedded = self.embed(progress=progress)
+            report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - started}
         return report
 
     def build_cards(self, rebuild: bool = False, workers: int | None = None, progress: bool = False) -> int:
@@ -138,21 +173,16 @@ class Library:
             The number of cards written. Cards are saved 500 at a time, each batch in one
             transaction; stars, tags and notes are never touched.
         """
+        from .extract import EXTRACTOR_VERSION, build_cards
+        from .progress import track
+
         conn = self.store.conn
         due = list(papers.papers_needing_cards(conn, EXTRACTOR_VERSION, rebuild=rebuild))
         if not due:
             return 0
         if workers is None:
             workers = 2 if len(due) > 2000 else 1
-        built = tqdm(
-            build_cards(due, workers=workers),
-            total=len(due),
-            desc="cards",
-            unit=" cards",
-            disable=not progress,
-            file=sys.stderr,
-            leave=False,
-        )
+        built = track(build_cards(due, workers=workers), total=len(due), desc="cards", enabled=progress)
         batch: list[tuple[str, Card]] = []
         for item in built:
             batch.append(item)
@@ -172,13 +202,19 @@ class Library:
         languages = embedder_languages(name) if name else choice.languages  # type: ignore[union-attr]
         if languages != "en" or not report.new:
             return
-        rows = self.store.conn.execute("SELECT clean_text FROM papers WHERE rowid > ?", (after_rowid,))
-        count = sum(1 for (text,) in rows if is_mostly_non_latin(text))
-        if count:
+        rows = self.store.conn.execute(
+            "SELECT paper_id, clean_text FROM papers WHERE rowid > ?", (after_rowid,)
+        )
+        found = [pid for pid, text in rows if is_mostly_non_latin(text)]
+        if found:
             model = name or choice.model_id  # type: ignore[union-attr]
+            shown = ", ".join(found[:_NAMED_PAPERS]) + (
+                f" and {len(found) - _NAMED_PAPERS} more" if len(found) > _NAMED_PAPERS else ""
+            )
             report.warnings.append(
-                f"{count} abstract(s) are mostly in a non-Latin script, but the embedding model {model!r} is"
-                " English-only: dense search and related papers will be weak for them (keyword search works)"
+                f"{len(found)} abstract(s) are mostly in a non-Latin script ({shown}), but the embedding"
+                f" model {model!r} is English-only: dense search and related papers will be weak for them"
+                " (keyword search works; `paperscope show PAPER_ID` shows one)"
             )
 
     # -- read -----------------------------------------------------------------------------
@@ -200,8 +236,15 @@ class Library:
         return self.store.count("papers")
 
     def stats(self) -> dict[str, Any]:
-        """Return counts: papers, sources, cards, stars, tags, notes, and papers per venue/year."""
+        """Return counts: papers, sources, cards, stars, tags, notes, vectors, topics, papers per venue/year.
+
+        ``vectors`` counts the active embedder's current vectors and ``missing_vectors`` the
+        papers still without one (``paperscope embed`` fills them); ``topics`` counts the
+        stored broad topics (0 before a fit). No model is loaded.
+        """
         conn = self.store.conn
+        model_id = self._model_id()
+        missing = vectors.count_missing_vectors(conn, model_id)
         by_venue = [
             {"venue": r[0], "year": r[1], "papers": r[2]}
             for r in conn.execute(
@@ -212,8 +255,17 @@ class Library:
             "db": str(self.store.path),
             "schema_version": self.store.schema_version,
             **{t: self.store.count(t) for t in ("papers", "sources", "cards", "stars", "tags", "notes")},
+            "vectors": self.store.count("papers") - missing,
+            "missing_vectors": missing,
+            "embedder": model_id,
+            "topics": len(self.topics(level=0)) - sum(t.is_unassigned for t in self.topics(level=0)),
             "by_venue": by_venue,
         }
+
+    def _model_id(self) -> str:
+        """Return the active embedder's model_id without loading its model."""
+        choice = self._embedder_choice
+        return embedder_model_id(choice) if isinstance(choice, str) else choice.model_id
 
     # -- search ---------------------------------------------------------------------------
     def search(
@@ -257,6 +309,13 @@ class Library:
 
         ``topic`` keeps only papers of that broad topic or subtopic (see :meth:`topics`).
 
+        A search never waits long for embeddings (they belong to :meth:`ingest` and
+        :meth:`embed`): up to ``SEARCH_EMBED_MAX_PAPERS`` papers without a vector are embedded
+        within ``SEARCH_EMBED_BUDGET_S``; when more lack one, or the embedding model is not
+        prepared on this machine yet, a dense or hybrid search ranks by BM25 alone, sets
+        :attr:`search_notice` to one line saying how many papers the dense leg is missing and
+        the command that fills them, and flags those hits with ``Hit.missing_vector``.
+
         Raises:
             InputError: ``query`` is empty or whitespace, ``limit`` is not in 1..MAX_LIMIT,
                 or ``mode`` is unknown.
@@ -267,6 +326,8 @@ class Library:
             raise InputError("empty query: type some words to search for")
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
+        if contribution is not None:
+            from .extract.contributions import CONTRIBUTION_TYPES
         if contribution is not None and contribution.strip().lower() not in CONTRIBUTION_TYPES:
             raise InputError(
                 f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
@@ -277,6 +338,12 @@ class Library:
         if topic is not None:
             members = self.topic_members(topic)
             allowed = members if allowed is None else allowed & members
+        self.search_notice = None
+        index = None
+        if mode != "bm25":
+            index = self._query_dense_index()
+            if index is None:
+                mode = "bm25"
         ranked = search_papers(
             self.store,
             query,
@@ -284,7 +351,7 @@ class Library:
             mode=mode,
             allowed=allowed,
             embedder=self.embedder if mode != "bm25" else None,
-            dense_index=self.dense_index,
+            dense_index=lambda: index,
             fusion=fusion,
             memory_bm25=self.memory_bm25,
         )
@@ -308,6 +375,7 @@ class Library:
                     legs=item.legs,
                     snippet=snippet,
                     terms=terms,
+                    missing_vector=self._dense_missing > 0 and item.paper_id not in self._with_vectors(),
                 )
             )
         return hits
@@ -318,7 +386,8 @@ class Library:
         Embedding neighbours fused with a BM25 "more like this" query of the paper's rarest
         words; ``Hit.legs`` gives each neighbour's rank and score in both. The paper itself and
         its near-duplicates (same folded title, or cosine >= 0.98: the same abstract lightly
-        edited) are never returned. ``Hit.terms`` lists the rarest words the two papers share,
+        edited) are never returned. When vectors are missing (see :meth:`search`), the
+        neighbours come from BM25 alone and :attr:`search_notice` says so. ``Hit.terms`` lists the rarest words the two papers share,
         to explain each neighbour.
 
         Raises:
@@ -327,7 +396,8 @@ class Library:
         """
         _check_limit(limit)
         paper = self.get(paper_id)
-        neighbours = related_papers(self.store, self.dense_index(), paper, limit, self.memory_bm25())
+        self.search_notice = None
+        neighbours = related_papers(self.store, self._query_dense_index(), paper, limit, self.memory_bm25())
         return [
             Hit(
                 paper_id=other.paper_id,
@@ -354,31 +424,124 @@ class Library:
             self._embedder_choice = get_embedder(self._embedder_choice)
         return self._embedder_choice
 
+    def embed(self, rebuild: bool = False, progress: bool = False) -> int:
+        """Give every paper a vector from the active embedder; return how many were embedded.
+
+        On a new machine the int8 model is prepared first (about a minute, once; shown as its
+        own lines when ``progress``). Vectors are stored by (content hash, model), so papers
+        already embedded are skipped and an interrupted run resumes where it stopped.
+
+        Args:
+            rebuild: drop this model's stored vectors first and embed every paper again.
+            progress: show the preparation and a progress bar of papers (papers/s, ETA).
+
+        Raises:
+            ModelUnavailable: the embedding model or its runtime is not installed.
+        """
+        if isinstance(self._embedder_choice, str):
+            prepare_embedder(self._embedder_choice, progress=progress)
+        self._prepare_dictionaries(progress)
+        embedder = self.embedder
+        if rebuild:
+            with self.store.transaction() as conn:
+                vectors.delete_vectors(conn, embedder.model_id)
+        count = ensure_vectors(self.store, embedder, progress=progress)
+        self._dense = None
+        return count
+
+    @staticmethod
+    def _prepare_dictionaries(progress: bool) -> None:
+        """Build the on-disk jieba and CC-CEDICT tables for Chinese queries (once per machine)."""
+        from .index.crosslingual import prepare_dictionaries
+
+        started = time.perf_counter()
+        prepare_dictionaries()
+        elapsed = time.perf_counter() - started
+        if progress and elapsed > 1.0:
+            print(f"prepared the Chinese query dictionaries in {elapsed:.1f} s", file=sys.stderr, flush=True)
+
+    def missing_vectors(self) -> int:
+        """Return how many papers have no current vector from the active embedder (a count query)."""
+        return vectors.count_missing_vectors(self.store.conn, self._model_id())
+
     def dense_index(self, progress: bool | None = None) -> DenseIndex:
         """Return the dense index of the active embedder, embedding papers that lack a vector first.
 
-        The index is kept in memory and reloaded only when papers or vectors were added since.
-        ``progress`` (default: when stderr is a terminal) shows a progress bar while embedding.
+        For commands that asked for long work (topics, recommend, related, eval): embedding
+        shows its progress (default: when stderr is a terminal). Searches use the bounded
+        :meth:`_query_dense_index` instead. The index is kept in memory and reloaded only when
+        papers or vectors changed since.
         """
         if progress is None:
             progress = sys.stderr.isatty()
-        embedder = self.embedder
-        index = self._dense
-        fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
-        if index is not None and index.fingerprint == fingerprint:
-            return index
-        if ensure_vectors(self.store, embedder, progress=progress):
-            fingerprint = vectors.vectors_fingerprint(self.store.conn, embedder.model_id)
-        if index is None or index.fingerprint != fingerprint:
-            index = self._dense = DenseIndex.load(self.store, embedder.model_id, cache_dir=self._cache_dir())
+        index = self._loaded_dense_index()
+        if len(index) < len(self) and self.missing_vectors():
+            self.embed(progress=progress)
+            index = self._loaded_dense_index()
         return index
 
+    def _loaded_dense_index(self) -> DenseIndex:
+        """Return the stored vectors as an index (from the in-memory copy or the cache files)."""
+        model_id = self._model_id()  # known without loading the model: `related` never embeds
+        fingerprint = vectors.vectors_fingerprint(self.store.conn, model_id)
+        if self._dense is None or self._dense.fingerprint != fingerprint:
+            self._dense = DenseIndex.load(self.store, model_id, cache_dir=self._cache_dir())
+            self._dense_missing = -1
+        return self._dense
+
+    def _query_dense_index(self) -> DenseIndex | None:
+        """Return the dense index for a search, or None when the search must use BM25 alone.
+
+        None when the embedding model would first need its one-off preparation, or when more
+        papers lack a vector than can be embedded within the search budget; either way
+        :attr:`search_notice` says what to run.
+        """
+        name = self._embedder_choice if isinstance(self._embedder_choice, str) else None
+        if name is not None and not embedder_is_ready(name):
+            self.search_notice = (
+                "the embedding model is not prepared on this machine yet, so these results are BM25 only;"
+                " run `paperscope embed` once (about 1 min) for hybrid search"
+            )
+            self._dense_missing = len(self)
+            self._with_vector_ids = set()
+            return None
+        index = self._loaded_dense_index()
+        if self._dense_missing < 0:
+            missing = len(self) - len(index)
+            if missing > 0:
+                ensure_vectors(
+                    self.store,
+                    self.embedder,
+                    max_papers=SEARCH_EMBED_MAX_PAPERS,
+                    budget_s=SEARCH_EMBED_BUDGET_S,
+                )
+                index = self._loaded_dense_index()
+                missing = len(self) - len(index)
+            self._dense_missing = max(missing, 0)
+            self._with_vector_ids = None
+        if self._dense_missing:
+            self.search_notice = (
+                f"{self._dense_missing:,} papers have no embedding yet, so these results are BM25 only;"
+                " run `paperscope embed` to fill them"
+            )
+            return None
+        return index
+
+    def _with_vectors(self) -> set[str]:
+        """Return the paper_ids that have a current vector (for ``Hit.missing_vector``)."""
+        if self._with_vector_ids is None:
+            self._with_vector_ids = set(self._dense.paper_ids) if self._dense is not None else set()
+        return self._with_vector_ids
+
     def _cache_dir(self) -> Path | None:
-        """Return where derived indexes of this library are kept (None for an in-memory library)."""
+        """Return where derived indexes of this library are kept (None for an in-memory library).
+
+        One folder per library file, named by the random ``library_id`` the file was created
+        with, so a new library written at the same path never reads an old one's caches.
+        """
         if self.store.path == ":memory:":
             return None
-        key = hashlib.sha1(str(Path(self.store.path).resolve()).encode()).hexdigest()[:16]
-        return cache_dir() / "indexes" / key
+        return cache_dir() / "indexes" / vectors.library_id(self.store.conn)
 
     def memory_bm25(self) -> MemoryBM25 | None:
         """Return the in-memory BM25 index for a library of ``MEMORY_BM25_THRESHOLD`` papers or more.
@@ -399,7 +562,8 @@ class Library:
         cache = self._cache_dir()
         path = None
         if cache is not None:
-            path = cache / f"bm25-{n}-{top}-{titles}.npz"
+            generation = vectors.library_generation(conn)
+            path = cache / f"bm25-{n}-{top}-{titles}-g{generation}.npz"
         if path is not None and path.is_file():
             index = MemoryBM25.load(path)
         else:
@@ -483,6 +647,8 @@ class Library:
             }
 
         try:
+            from .triage import export_papers
+
             return export_papers(((p, info(p)) for p in selected), fmt)
         except ValueError as exc:
             raise InputError(str(exc)) from None
@@ -504,6 +670,8 @@ class Library:
         paper_ids, matrix = self.embeddings()
         row_of = {pid: i for i, pid in enumerate(paper_ids)}
         try:
+            from .triage.recommend import rank_by_preference
+
             ranked = rank_by_preference(matrix, [row_of[p] for p in marked if p in row_of], limit)
         except ValueError as exc:
             raise InputError(str(exc)) from None

@@ -122,7 +122,11 @@ class Paper:
 
 @dataclass
 class Hit:
-    """One search result: the paper, its fused score and rank, and each leg's rank/score."""
+    """One search result: the paper, its fused score and rank, and each leg's rank/score.
+
+    ``missing_vector`` is True when the paper has no embedding yet, so the dense leg could not
+    see it (the search then ranks by BM25; ``paperscope embed`` fills the vectors).
+    """
 
     paper_id: str
     score: float
@@ -132,6 +136,7 @@ class Hit:
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
     snippet: str = ""
     terms: list[str] = field(default_factory=list)
+    missing_vector: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -143,6 +148,7 @@ class Hit:
             "legs": self.legs,
             "snippet": self.snippet,
             "terms": self.terms,
+            "missing_vector": self.missing_vector,
         }
 
 
@@ -191,12 +197,17 @@ class FileReport:
 
 @dataclass
 class IngestReport:
-    """Ingest figures for one run, file by file, plus warnings (e.g. language/model mismatch)."""
+    """Ingest figures for one run, file by file, plus warnings (e.g. language/model mismatch).
+
+    ``elapsed_s`` is the read-and-store phase; ``phases`` holds the later ones (``"cards"``,
+    ``"embed"``), each ``{"count": items done, "elapsed_s": wall seconds}``.
+    """
 
     files: list[FileReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     rolled_back: bool = False
+    phases: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def read(self) -> int:
@@ -234,6 +245,10 @@ class IngestReport:
             "merged": self.merged,
             "skipped": len(self.skipped),
             "elapsed_s": round(self.elapsed_s, 3),
+            "phases": {
+                name: {"count": int(p["count"]), "elapsed_s": round(p["elapsed_s"], 3)}
+                for name, p in self.phases.items()
+            },
             "warnings": self.warnings,
             "rolled_back": self.rolled_back,
             "files": [

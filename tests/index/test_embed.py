@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -67,20 +69,106 @@ def test_unchanged_papers_are_not_re_embedded(tmp_path, icml_dir):
     reopened.close()
 
 
-def test_a_long_first_embedding_says_so_on_stderr_when_no_bar_is_shown(
-    tmp_path, icml_dir, monkeypatch, capsys
-):
-    from paperscope.index import dense
+def test_ingest_gives_every_paper_a_vector_before_any_search(tmp_path, icml_dir):
+    embedder = FakeEmbedder()
+    register_embedder("counting-ingest", lambda: embedder)
+    with Library(tmp_path / "lib.db", embedder="counting-ingest") as lib:
+        report = lib.ingest([icml_dir])
+        assert embedder.calls == 95
+        assert report.phases["embed"]["count"] == 95
+        assert (lib.stats()["vectors"], lib.stats()["missing_vectors"]) == (95, 0)
+        hits = lib.search("dataset distillation", limit=3)
+        assert embedder.calls == 96  # the query only
+        assert lib.search_notice is None
+        assert all("dense" in h.legs and not h.missing_vector for h in hits)
 
+
+def test_no_embed_defers_vectors_to_the_embed_command(tmp_path, icml_dir):
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    db = str(tmp_path / "lib.db")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db, "ingest", str(icml_dir), "--no-embed"]).exit_code == 0
+    stats = runner.invoke(cli, ["--db", db, "stats"]).stdout
+    assert "vectors: 0\n" in stats and "95 papers have no vector yet: run `paperscope embed`" in stats
+    result = runner.invoke(cli, ["--db", db, "embed"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("embed: 95 papers in ")
+    assert "vectors: 95\n" in runner.invoke(cli, ["--db", db, "stats"]).stdout
+    again = runner.invoke(cli, ["--db", db, "embed"])
+    assert again.stderr.startswith("embed: 0 papers in ")
+
+
+class _SlowEmbedder(FakeEmbedder):
+    """The fake embedder at a real model's pace: 20 ms a text (50 papers/s)."""
+
+    def embed_documents(self, texts, progress=False):
+        import time
+
+        time.sleep(0.02 * len(texts))
+        return super().embed_documents(texts, progress)
+
+
+def _big_list(path, n):
+    """Write a text list of ``n`` distinct abstracts (seeded random words; every 5th on distillation)."""
+    import random
+
+    rng = random.Random(11)
+    words = [
+        f"{a}{b}"
+        for a in ("gra", "dif", "rew", "spa", "qua", "tok", "ker", "net")
+        for b in "abcdefghijklmnop"
+    ]
+    abstracts = []
+    for i in range(n):
+        topic = "dataset distillation" if i % 5 == 0 else "graph pruning"
+        abstracts.append(f"We study {topic} with {' '.join(rng.sample(words, 30))} in setting {i}.")
+    path.write_text("ICML 2026 Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_search_with_5000_papers_missing_vectors_answers_from_bm25_within_2_s(tmp_path):
+    import time
+
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    register_embedder("slow-fake", _SlowEmbedder)
+    db = str(tmp_path / "lib.db")
+    runner = CliRunner()
+    source = _big_list(tmp_path / "big.txt", 5000)
+    ingested = runner.invoke(cli, ["--db", db, "ingest", str(source), "--no-embed", "--no-cards"])
+    assert ingested.exit_code == 0
+    started = time.perf_counter()
+    result = runner.invoke(
+        cli,
+        ["--db", db, "search", "dataset distillation", "--json"],
+        env={"PAPERSCOPE_EMBEDDER": "slow-fake"},
+    )
+    elapsed_s = time.perf_counter() - started
+    assert result.exit_code == 0
+    assert elapsed_s < 2.0
+    assert result.stderr == (
+        "note: 5,000 papers have no embedding yet, so these results are BM25 only;"
+        " run `paperscope embed` to fill them\n"
+    )
+    hits = json.loads(result.stdout)
+    assert len(hits) == 10
+    assert all(h["missing_vector"] and set(h["legs"]) == {"bm25"} for h in hits)
+    assert all("dataset distillation" in h["snippet"] for h in hits)
+
+
+def test_a_few_papers_missing_vectors_are_embedded_inside_the_search(tmp_path, icml_dir):
     with Library(tmp_path / "lib.db", embedder="fake") as lib:
         lib.ingest([icml_dir])
-        capsys.readouterr()
-        monkeypatch.setattr(dense, "NOTICE_AT", 95)
-        lib.dense_index(progress=False)
-        err = capsys.readouterr().err
-        assert (
-            err
-            == f"embedding 95 papers with {lib.embedder.model_id} before the first dense search (once; vectors are stored in the library)\n"
-        )
-        lib.dense_index(progress=False)
-        assert capsys.readouterr().err == ""
+        extra = tmp_path / "extra.txt"
+        extra.write_text("ICML 2026 Papers\n\nWe study reward shaping for offline RL.\n", encoding="utf-8")
+        lib.ingest([extra], embed=False)
+        assert lib.stats()["missing_vectors"] == 1
+        hits = lib.search("reward shaping offline", limit=3)
+        assert lib.search_notice is None
+        assert lib.stats()["missing_vectors"] == 0
+        assert "dense" in hits[0].legs and not hits[0].missing_vector

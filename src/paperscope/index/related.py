@@ -112,30 +112,32 @@ def more_like_this_terms(
 
 
 def related_legs(
-    store: Store, index: DenseIndex, paper: Paper, depth: int, memory_bm25: MemoryBM25 | None = None
+    store: Store, index: DenseIndex | None, paper: Paper, depth: int, memory_bm25: MemoryBM25 | None = None
 ) -> Legs:
     """Return the dense and BM25 "more like this" candidates of ``paper`` (itself left out).
 
     Both lists hold ``(paper_id, raw score)`` best first; a BM25 candidate outside the dense list
-    gets its exact cosine, as in hybrid search.
+    gets its exact cosine, as in hybrid search. Without an index (vectors not built yet), or
+    when the paper has no vector, only the BM25 leg is returned.
     """
     legs = Legs()
-    vector = index.vector_of(paper.paper_id)
-    if vector is None or not vector.any():
-        return legs
-    dense = [(pid, s) for pid, s in index.search(vector, depth + 1) if pid != paper.paper_id][:depth]
+    vector = index.vector_of(paper.paper_id) if index is not None else None
     if memory_bm25 is not None:
         terms = more_like_this_terms(paper, memory_bm25.document_frequencies, len(memory_bm25))
         bm25 = memory_bm25.search(terms, depth + 1) if terms else []
     else:
-        terms = more_like_this_terms(paper, lambda t: document_frequencies(store.conn, t), len(index))
+        n_papers = store.count("papers")
+        terms = more_like_this_terms(paper, lambda t: document_frequencies(store.conn, t), n_papers)
         expression = match_expression(" ".join(terms)) if terms else None
         bm25 = search_fts(store.conn, expression, depth + 1) if expression else []
     bm25 = [(pid, s) for pid, s in bm25 if pid != paper.paper_id][:depth]
-    legs.lists["dense"] = with_exact_cosines(index, vector, dense, bm25)
-    legs.floors["dense"] = dense[-1][1] if len(dense) >= depth else -1.0
-    legs.lists["bm25"] = bm25
-    legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
+    if index is not None and vector is not None and vector.any():
+        dense = [(pid, s) for pid, s in index.search(vector, depth + 1) if pid != paper.paper_id][:depth]
+        legs.lists["dense"] = with_exact_cosines(index, vector, dense, bm25)
+        legs.floors["dense"] = dense[-1][1] if len(dense) >= depth else -1.0
+    if bm25 or legs.lists:
+        legs.lists["bm25"] = bm25
+        legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
     return legs
 
 
@@ -147,7 +149,7 @@ def _is_duplicate(a: Paper, b: Paper, cosine: float) -> bool:
 
 def related_papers(
     store: Store,
-    index: DenseIndex,
+    index: DenseIndex | None,
     paper: Paper,
     limit: int,
     memory_bm25: MemoryBM25 | None = None,
@@ -157,15 +159,18 @@ def related_papers(
 
     ``legs`` gives the neighbour's rank and raw score in each leg it appears in (``dense``:
     cosine; ``bm25``: BM25 score). Never returns ``paper`` itself or a duplicate of it (see
-    :data:`DUPLICATE_COSINE`).
+    :data:`DUPLICATE_COSINE`). With ``index`` None (vectors not built yet) the neighbours come
+    from the BM25 "more like this" leg alone.
     """
     depth = max(fusion.candidates, limit + 10)
     legs = related_legs(store, index, paper, depth, memory_bm25)
-    if not legs.lists.get("dense"):
+    if not legs.lists.get("dense") and not legs.lists.get("bm25"):
         return []
-    cosine = dict(legs.lists["dense"])
+    cosine = dict(legs.lists.get("dense", []))
+    mode = "hybrid" if "dense" in legs.lists else "bm25"
+    candidates = len(cosine) if cosine else len(legs.lists["bm25"])
     out: list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]] = []
-    for ranked in fuse_legs(legs, len(cosine), "hybrid", fusion):
+    for ranked in fuse_legs(legs, candidates, mode, fusion):
         other = papers.get_paper(store.conn, ranked.paper_id)
         if _is_duplicate(paper, other, cosine.get(ranked.paper_id, 0.0)):
             continue

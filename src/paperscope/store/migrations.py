@@ -110,4 +110,32 @@ MIGRATIONS: list[str] = [
         value TEXT NOT NULL
     );
     """,
+    # 4: what on-disk caches (vector matrix, HNSW graph, BM25 statistics) are keyed by: a random
+    # library_id made once (a new file at the same path never reads the old file's caches) and
+    # a generation that every in-place change bumps. Inserts need no trigger: they raise
+    # max(rowid) of papers or embeddings, which the cache keys hold too.
+    """
+    CREATE TABLE library_state (
+        key   TEXT PRIMARY KEY,
+        value NOT NULL
+    );
+    INSERT INTO library_state (key, value) VALUES ('library_id', lower(hex(randomblob(16))));
+    INSERT INTO library_state (key, value) VALUES ('generation', 0);
+    CREATE TRIGGER papers_text_changed AFTER UPDATE OF title, clean_text, content_hash ON papers
+    BEGIN
+        UPDATE library_state SET value = value + 1 WHERE key = 'generation';
+    END;
+    CREATE TRIGGER papers_deleted AFTER DELETE ON papers
+    BEGIN
+        UPDATE library_state SET value = value + 1 WHERE key = 'generation';
+    END;
+    CREATE TRIGGER embeddings_changed AFTER UPDATE ON embeddings
+    BEGIN
+        UPDATE library_state SET value = value + 1 WHERE key = 'generation';
+    END;
+    CREATE TRIGGER embeddings_deleted AFTER DELETE ON embeddings
+    BEGIN
+        UPDATE library_state SET value = value + 1 WHERE key = 'generation';
+    END;
+    """,
 ]

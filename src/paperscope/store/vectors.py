@@ -7,7 +7,17 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["missing_vectors", "load_vectors", "save_vectors", "vectors_by_hash", "vectors_fingerprint"]
+__all__ = [
+    "missing_vectors",
+    "count_missing_vectors",
+    "delete_vectors",
+    "load_vectors",
+    "save_vectors",
+    "vectors_by_hash",
+    "vectors_fingerprint",
+    "library_generation",
+    "library_id",
+]
 
 #: Rows copied into the matrix per step of :func:`load_vectors` (4096 x 1.5 KB = 6 MB at dim 384).
 _LOAD_BATCH = 4096
@@ -25,6 +35,17 @@ def missing_vectors(conn: sqlite3.Connection, model_id: str) -> list[tuple[str, 
         (model_id,),
     )
     return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def count_missing_vectors(conn: sqlite3.Connection, model_id: str) -> int:
+    """Return how many papers have no current vector for ``model_id`` (see :func:`missing_vectors`)."""
+    (n,) = conn.execute(
+        "SELECT count(*) FROM papers p"
+        " LEFT JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ?"
+        " WHERE e.paper_id IS NULL OR e.content_hash != p.content_hash",
+        (model_id,),
+    ).fetchone()
+    return int(n)
 
 
 def vectors_by_hash(
@@ -63,6 +84,11 @@ def save_vectors(
             for pid, h, v, n in rows
         ],
     )
+
+
+def delete_vectors(conn: sqlite3.Connection, model_id: str) -> int:
+    """Delete every stored vector of ``model_id`` (call inside a transaction); return how many."""
+    return conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model_id,)).rowcount
 
 
 def load_vectors(conn: sqlite3.Connection, model_id: str) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -105,14 +131,28 @@ def load_vectors(conn: sqlite3.Connection, model_id: str) -> tuple[list[str], np
     return paper_ids, matrix, n_chunks
 
 
-def vectors_fingerprint(conn: sqlite3.Connection, model_id: str) -> tuple[int, int]:
-    """Return ``(max papers rowid, max embeddings rowid)``: changes whenever vectors may have.
+def vectors_fingerprint(conn: sqlite3.Connection, model_id: str) -> tuple[int, int, int]:
+    """Return ``(max papers rowid, max embeddings rowid, generation)``: changes whenever vectors may have.
 
-    Both are read from the end of a rowid b-tree (constant time, unlike ``count(*)``), so the
-    check costs microseconds per query even at 100k papers. Papers are never deleted and a
-    replaced vector gets a new rowid, so any change moves one of them. ``model_id`` is part
-    of the signature for callers; any model's new vector counts as a change.
+    The rowids are read from the end of their b-trees (constant time, unlike ``count(*)``):
+    inserted papers and vectors (an ``INSERT OR REPLACE`` gets a new rowid) move one of them.
+    ``generation`` is bumped by triggers on every in-place change that the rowids miss (a
+    paper's text or content hash updated, a paper or vector deleted; migration 4), so the
+    check costs microseconds per query even at 100k papers and is never fooled. ``model_id``
+    is part of the signature for callers; any model's new vector counts as a change.
     """
     (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
     (etop,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM embeddings").fetchone()
-    return int(top), int(etop)
+    return int(top), int(etop), library_generation(conn)
+
+
+def library_generation(conn: sqlite3.Connection) -> int:
+    """Return the library's change counter (see :func:`vectors_fingerprint`)."""
+    row = conn.execute("SELECT value FROM library_state WHERE key = 'generation'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def library_id(conn: sqlite3.Connection) -> str:
+    """Return the random id this library file was given when it was created (32 hex digits)."""
+    row = conn.execute("SELECT value FROM library_state WHERE key = 'library_id'").fetchone()
+    return str(row[0])
