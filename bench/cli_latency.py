@@ -37,11 +37,12 @@ Libraries (``--sizes``, comma-separated):
   (bench/search.py's approach). Latency does not depend on which unit vectors a paper has, but
   its dense and related rankings mean nothing. It needs the ICLR library, built first if absent.
 
-After ingest, every paper's vector is made in-process (``Library.dense_index``, about 90 s for
+After ingest, every paper's vector is made in-process (``Library.dense_index``, 90-130 s for
 ICLR 2026 on 2 cores) unless ingest already made it, so no timed run embeds the library.
 Libraries are cached under /tmp/paperscope-bench/cli-latency/, keyed by the paperscope version,
 the embedder and the data files (names, sizes, modification times); ``--rebuild`` builds them
-again. The paper used by ``show`` and ``related`` is the library's first by paper_id.
+again. The paper used by ``show`` and ``related`` is the library's first by paper_id. Data:
+``$PAPERSCOPE_EVAL_DATA``, else ../shared/data beside the repository.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from _data import CACHE_DIR, ICLR_DIR, REPO
+from _data import CACHE_DIR, REPO
 from paperscope import Library, __version__
 from paperscope.cli import cli
 from paperscope.config import EXAMPLES_DIR
@@ -71,6 +72,9 @@ from paperscope.store import papers as stored_papers
 from search import bench_queries, corpus, percentile_ms, real_abstracts, store_corpus, store_synthetic_vectors
 
 LIBRARY_DIR = CACHE_DIR / "cli-latency"
+#: ``$PAPERSCOPE_EVAL_DATA``, else ../shared/data beside the repository.
+DATA_DIR = default_data_dir()
+ICLR_DIR = DATA_DIR / "iclr2026-primary-area"
 #: Console script of the interpreter running the bench (.venv/bin/paperscope under the venv).
 PAPERSCOPE = Path(sys.executable).parent / "paperscope"
 ENGLISH_QUERY = "speculative decoding for large language models"
@@ -231,9 +235,8 @@ def build_ingested(kind: str, data_dir: Path, embedder: str, rebuild: bool) -> B
 
 def build_synthetic(size: int, base: BuiltLibrary, rebuild: bool) -> BuiltLibrary:
     """Return a library of ``size`` real (perturbed) abstracts with synthetic vectors from ``base``."""
-    data = default_data_dir()
     dirs = tuple(
-        data / name for name in ("airas-papers-db", "papercopilot-paperlists", "iclr2026-primary-area")
+        DATA_DIR / name for name in ("airas-papers-db", "papercopilot-paperlists", "iclr2026-primary-area")
     )
     key = _fingerprint(__version__, base.embedder, size, base.db.name, dirs=dirs)
     db = LIBRARY_DIR / f"synthetic{size}-{key}.db"
@@ -246,7 +249,7 @@ def build_synthetic(size: int, base: BuiltLibrary, rebuild: bool) -> BuiltLibrar
             base_vectors = lib.embeddings()[1]
         with Library(building, embedder=base.embedder) as lib:
             started = time.perf_counter()
-            store_corpus(lib, corpus(real_abstracts(data), size), build_card=build_first_card)
+            store_corpus(lib, corpus(real_abstracts(DATA_DIR), size), build_card=build_first_card)
             papers_s = time.perf_counter() - started
             started = time.perf_counter()
             store_synthetic_vectors(lib, base_vectors, lib.embedder.model_id)
@@ -327,7 +330,7 @@ def time_library(lib: BuiltLibrary, runs: int, n_queries: int) -> dict[str, Any]
             rows[command.name]["in_process_ms"] = [s * 1000 for s in warm]
         latency = None
         if lib.synthetic_vectors:
-            queries = bench_queries(default_data_dir(), n_queries)
+            queries = bench_queries(DATA_DIR, n_queries)
             samples = []
             for query in queries:
                 started = time.perf_counter()
