@@ -136,7 +136,7 @@ def load_iclr_area_papers(csv_dir: Path = DEFAULT_ICLR_DIR) -> list[tuple[str, s
 
 def _dev_papers(gold: list[dict[str, Any]], examples_dir: Path) -> dict[tuple[str, int], Paper]:
     with Library(":memory:") as lib:
-        lib.ingest([examples_dir])
+        lib.ingest([examples_dir], embed=False)  # cards only: no model to load
         lines: dict[str, list[tuple[int, Paper]]] = {}
         for paper in lib.papers():
             for source in paper.sources:

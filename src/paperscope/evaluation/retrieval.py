@@ -278,7 +278,7 @@ def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, lis
 
 def _icml_dev(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
     folder = data / "icml2026"
-    lib = _open_library(workdir, "icml2026", lambda lib: lib.ingest([folder]), embedder)
+    lib = _open_library(workdir, "icml2026", lambda lib: lib.ingest([folder], embed=False), embedder)
     # Positions resolve through the stored sources (file, line), not by re-hashing the text: a
     # library built by an older clean_text keeps its paper_ids (ingest merges the new text in).
     stored = {
