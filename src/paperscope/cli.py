@@ -729,11 +729,12 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
         return
     from .evaluation.retrieval import format_retrieval_eval, run_retrieval_eval
 
-    results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=sys.stderr.isatty())
+    results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=True)
     if as_json:
         _emit_json(results)
     else:
         click.echo(format_retrieval_eval(results))
+    _summary("eval", results.n_queries, results.elapsed_s, unit="queries")
 
 
 @eval.command("cards")
@@ -765,11 +766,14 @@ def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_di
         gold_path=gold_path or DEFAULT_GOLD,
         examples_dir=examples_dir or examples_default(),
         iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
+        progress=True,
     )
     if as_json:
         _emit_json(result)
     else:
         click.echo(format_cards_eval(result))
+    scored = result["n_dev_papers"] + (result.get("area_iclr") or {}).get("n_test", 0)
+    _summary("eval cards", scored, result["elapsed_s"])
 
 
 @_command()
@@ -787,8 +791,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
     """
     lib = _library(ctx)
     if refit or lib.topics_are_stale():
-        click.echo("fitting topics…", err=True)
-        lib.fit_topics(n_topics=n_topics, seed=seed)
+        _fit_topics(lib, n_topics=n_topics, seed=seed)
     found = lib.topics()
     if as_json:
         _emit_json({"run": lib.topic_run(), "topics": [t.to_dict() for t in found]})
@@ -818,6 +821,15 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
             click.echo(f"   [{c.topic_id}] {c.name}  ({c.size})")
 
 
+def _fit_topics(lib: Library, **settings: Any) -> None:
+    """Fit topics with their step lines, embedding missing papers first, then one summary line."""
+    if lib.missing_vectors():
+        started = time.perf_counter()
+        _summary("embed", lib.embed(progress=True), time.perf_counter() - started)
+    model = lib.fit_topics(progress=True, **settings)
+    _summary("topics", len(model.paper_ids), model.elapsed_s)
+
+
 @_command("map")
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="HTML file to write."
@@ -841,7 +853,6 @@ def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, 
     """
     lib = _library(ctx)
     if lib.topics_are_stale():
-        click.echo("fitting topics…", err=True)
-        lib.fit_topics()
+        _fit_topics(lib)
     lib.write_map(out, png=png, color_by=color_by, title=title)
     click.echo(f"wrote {out}" + (f" and {png}" if png else ""), err=True)

@@ -158,6 +158,8 @@ class Library:
             started = time.perf_counter()
             embedded = self.embed(progress=progress)
             report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - started}
+        elif report.new:
+            self.build_search_indexes(progress=progress)
         return report
 
     def build_cards(self, rebuild: bool = False, workers: int | None = None, progress: bool = False) -> int:
@@ -447,7 +449,34 @@ class Library:
                 vectors.delete_vectors(conn, embedder.model_id)
         count = ensure_vectors(self.store, embedder, progress=progress)
         self._dense = None
+        self.build_search_indexes(progress=progress)
         return count
+
+    def build_search_indexes(self, progress: bool = False) -> None:
+        """Build the on-disk search indexes a large library needs now, not at its first search.
+
+        At ``MEMORY_BM25_THRESHOLD`` papers or more the in-memory BM25 statistics, and at
+        ``paperscope.index.dense.ANN_THRESHOLD`` the HNSW graph (about 40 s at 100k papers);
+        both are cached by what they depend on, so this is a no-op when they are current.
+        """
+        if self.store.path == ":memory:":
+            return
+        started = time.perf_counter()
+        built = []
+        if len(self) >= MEMORY_BM25_THRESHOLD and self._bm25 is None:
+            self.memory_bm25()
+            built.append("BM25")
+        index = self._loaded_dense_index()
+        if index.uses_ann and not index.ann_is_cached():
+            if progress:
+                print(f"building the HNSW index of {len(index):,} vectors…", file=sys.stderr, flush=True)
+            index.build_ann()
+            built.append("HNSW")
+        elapsed = time.perf_counter() - started
+        if progress and built and elapsed > 1.0:
+            print(
+                f"search indexes ({', '.join(built)}) built in {elapsed:.1f} s", file=sys.stderr, flush=True
+            )
 
     @staticmethod
     def _prepare_dictionaries(progress: bool) -> None:

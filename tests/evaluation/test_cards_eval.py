@@ -109,7 +109,8 @@ def test_cli_scores_another_gold_file(tmp_path: Path, shared_data: Path, icml_di
         cli, ["eval", "cards", "--no-iclr", "--json", "--gold", str(gold), "--examples", str(icml_dir)]
     )
     assert out.exit_code == 0, out.output
-    result = json.loads(out.output)
+    result = json.loads(out.stdout)
+    assert out.stderr.splitlines()[-1].startswith("eval cards: 1 papers in ")
     assert result["n_dev_papers"] == 1
     assert result["gold_name"] == "one.jsonl"
     assert result["fields"]["method_names"]["tp"] == 0

@@ -45,8 +45,9 @@ def test_cli_cards(tmp_path: Path, icml_dir: Path) -> None:
     runner = CliRunner()
     db = ["--db", str(tmp_path / "cli.db")]
     runner.invoke(cli, [*db, "ingest", "--no-cards", str(icml_dir)], catch_exceptions=False)
-    out = runner.invoke(cli, [*db, "cards"], catch_exceptions=False).stdout
-    assert out.startswith("built 95 cards in ")
+    result = runner.invoke(cli, [*db, "cards"], catch_exceptions=False)
+    assert result.stdout == ""
+    assert result.stderr.startswith("cards: 95 papers in ") and result.stderr.endswith(" papers/s)\n")
 
 
 def test_cli_eval_cards_reads_the_default_dev_gold(shared_data: Path) -> None:

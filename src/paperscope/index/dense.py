@@ -198,6 +198,10 @@ class DenseIndex:
         """True when unfiltered searches go through the HNSW index."""
         return len(self.paper_ids) >= self.ann_threshold
 
+    def ann_is_cached(self) -> bool:
+        """Return True when the HNSW graph is loaded or saved for these vectors."""
+        return self._ann is not None or (self.cache_path is not None and self.cache_path.is_file())
+
     def build_ann(self) -> None:
         """Build (or read from ``cache_path``) the HNSW index now, instead of at the first search.
 
