@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -79,6 +82,36 @@ def _ranked_hit(paper: Paper, rank: int, score: float, leg: str, terms: list[str
     )
 
 
+class _LoadingEmbedder:
+    """The library's embedder, loaded on a thread from the moment a search starts.
+
+    Loading costs a fresh process about 0.3 s (OpenVINO import and compile, mostly native code
+    that releases the GIL) and the query needs it only after the filters, the dense index and
+    the BM25 leg; reading any attribute waits for the load and re-raises its error.
+    """
+
+    def __init__(self, library: Library):
+        self._library = library
+        self._error: BaseException | None = None
+        self._thread = None
+        if isinstance(library._embedder_choice, str) and embedder_is_ready(library._embedder_choice):
+            self._thread = threading.Thread(target=self._load, name="paperscope-embedder", daemon=True)
+            self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            _ = self._library.embedder
+        except BaseException as exc:  # handed to the searching thread in __getattr__
+            self._error = exc
+
+    def __getattr__(self, name: str) -> Any:
+        if self._thread is not None:
+            self._thread.join()
+            if self._error is not None:
+                raise self._error
+        return getattr(self._library.embedder, name)
+
+
 class Library:
     """A paper library stored in one SQLite file.
 
@@ -97,7 +130,8 @@ class Library:
         self.store = Store(path if path is not None else default_db_path())
         self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
         self._dense: DenseIndex | None = None
-        self._bm25: tuple[int, MemoryBM25] | None = None
+        self._embedder_lock = threading.Lock()
+        self._bm25: tuple[tuple[int, int], MemoryBM25] | None = None
         # Papers the loaded dense index lacks (-1: not counted since it was loaded).
         self._dense_missing = -1
         self._with_vector_ids: set[str] | None = None
@@ -342,17 +376,19 @@ class Library:
             allowed = members if allowed is None else allowed & members
         self.search_notice = None
         index = None
+        embedder: Embedder | None = None
         if mode != "bm25":
+            embedder = _LoadingEmbedder(self)  # loads while the lexical leg runs
             index = self._query_dense_index()
             if index is None:
-                mode = "bm25"
+                mode, embedder = "bm25", None
         ranked = search_papers(
             self.store,
             query,
             limit,
             mode=mode,
             allowed=allowed,
-            embedder=self.embedder if mode != "bm25" else None,
+            embedder=embedder,
             dense_index=lambda: index,
             fusion=fusion,
             memory_bm25=self.memory_bm25,
@@ -422,9 +458,10 @@ class Library:
             InputError: the configured embedder name is unknown.
             ModelUnavailable: its model or runtime is not installed.
         """
-        if isinstance(self._embedder_choice, str):
-            self._embedder_choice = get_embedder(self._embedder_choice)
-        return self._embedder_choice
+        with self._embedder_lock:
+            if isinstance(self._embedder_choice, str):
+                self._embedder_choice = get_embedder(self._embedder_choice)
+            return self._embedder_choice
 
     def embed(self, rebuild: bool = False, progress: bool = False) -> int:
         """Give every paper a vector from the active embedder; return how many were embedded.
@@ -576,32 +613,34 @@ class Library:
         """Return the in-memory BM25 index for a library of ``MEMORY_BM25_THRESHOLD`` papers or more.
 
         Smaller libraries return None and are searched through SQLite FTS5. The index is built
-        once (about 1 s per 5k papers), saved under the cache folder, and rebuilt only when
-        papers or titles changed.
+        once (about 1 s per 5k papers), saved under the cache folder (postings memory-mapped on
+        load), and rebuilt only when papers were added, edited or deleted.
         """
         conn = self.store.conn
-        # max(rowid) is read in constant time; papers are never deleted, so it counts papers
-        # added (merged duplicates aside) and changes whenever one is.
+        # Read in constant time: max(rowid) moves whenever a paper is added, and the generation
+        # whenever one's title or text is edited in place or one is deleted (migration 4).
         (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
         if top < MEMORY_BM25_THRESHOLD:
             return None
-        if self._bm25 is not None and self._bm25[0] == top:
+        key = (top, vectors.library_generation(conn))
+        if self._bm25 is not None and self._bm25[0] == key:
             return self._bm25[1]
-        n, titles = conn.execute("SELECT count(*), coalesce(sum(length(title)), 0) FROM papers").fetchone()
         cache = self._cache_dir()
-        path = None
-        if cache is not None:
-            generation = vectors.library_generation(conn)
-            path = cache / f"bm25-{n}-{top}-{titles}-g{generation}.npz"
-        if path is not None and path.is_file():
-            index = MemoryBM25.load(path)
-        else:
+        path = cache / f"bm25-{top}-g{key[1]}" if cache is not None else None
+        index = None
+        if path is not None and (path / "idf.npy").is_file():
+            with contextlib.suppress(OSError, ValueError):
+                index = MemoryBM25.load(path)
+        if index is None:
             rows = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
             index = MemoryBM25.build(rows, title_weight=TITLE_WEIGHT)
             if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                index.save(path)
-        self._bm25 = (top, index)
+                with contextlib.suppress(OSError):
+                    index.save(path)
+                    for old in path.parent.glob("bm25-*"):
+                        if old.name != path.name:
+                            shutil.rmtree(old, ignore_errors=True)
+        self._bm25 = (key, index)
         return index
 
     def embeddings(self, progress: bool = False) -> tuple[list[str], np.ndarray]:

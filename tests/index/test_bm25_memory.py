@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import paperscope.library as library_module
@@ -35,8 +36,9 @@ def test_memory_bm25_scores_equal_fts5(icml, query):
 
 def test_memory_bm25_round_trips_through_a_file(icml, tmp_path):
     index = _memory(icml)
-    index.save(tmp_path / "bm25.npz")
-    loaded = MemoryBM25.load(tmp_path / "bm25.npz")
+    index.save(tmp_path / "bm25")
+    loaded = MemoryBM25.load(tmp_path / "bm25")
+    assert isinstance(loaded.rows, np.memmap)
     assert loaded.search(["distillation"], 5) == index.search(["distillation"], 5)
     assert loaded.search(["zqxjv"], 5) == []
 
@@ -49,5 +51,5 @@ def test_large_libraries_search_in_memory_with_filters(icml, monkeypatch):
     assert icml.search("dataset distillation", mode="bm25", venue="NeurIPS") == []
     every_match = search_fts(icml.store.conn, match_expression("model"), 1000)
     assert len(icml.search("model", mode="bm25", limit=100, year=2026)) == len(every_match) == 43
-    cached = list((icml._cache_dir()).glob("bm25-*.npz"))
-    assert len(cached) == 1
+    cached = list((icml._cache_dir()).glob("bm25-*"))
+    assert len(cached) == 1 and (cached[0] / "rows.npy").is_file()

@@ -191,37 +191,50 @@ class MemoryBM25:
         ids_of = self.paper_ids
         return [(ids_of[r], s) for r, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 
+    _ARRAYS = ("indptr", "rows", "weights", "idf")
+
     def save(self, path) -> None:  # type: ignore[no-untyped-def]
-        """Write the index to ``path`` (.npz), through a temporary file renamed into place."""
+        """Write the index to the folder ``path`` (one ``.npy`` per array), renamed into place.
+
+        Separate uncompressed arrays let :meth:`load` memory-map the postings (92 MB at 100k
+        papers) instead of reading them whole, as an ``.npz`` would.
+        """
         import os
+        import shutil
+        import tempfile
+        from pathlib import Path
 
         import numpy as np
 
-        terms = sorted(self.vocabulary, key=self.vocabulary.__getitem__)
-        tmp = f"{path}.tmp.npz"
-        np.savez(
-            tmp,
-            paper_ids=np.array(self.paper_ids),
-            terms=np.array(terms),
-            indptr=self.indptr,
-            rows=self.rows,
-            weights=self.weights,
-            idf=self.idf,
-        )
-        os.replace(tmp, path)
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=target.name, suffix=".tmp", dir=target.parent))
+        try:
+            terms = sorted(self.vocabulary, key=self.vocabulary.__getitem__)
+            np.save(tmp / "paper_ids.npy", np.array(self.paper_ids), allow_pickle=False)
+            np.save(tmp / "terms.npy", np.array(terms), allow_pickle=False)
+            for name in self._ARRAYS:
+                np.save(tmp / f"{name}.npy", getattr(self, name), allow_pickle=False)
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                if not (target / "idf.npy").is_file():  # not a lost race with another process
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
     def load(cls, path) -> MemoryBM25:  # type: ignore[no-untyped-def]
-        """Read an index written by :meth:`save`."""
+        """Read an index written by :meth:`save`; the postings stay memory-mapped (read-only)."""
+        from pathlib import Path
+
         import numpy as np
 
-        with np.load(path) as data:
-            terms = data["terms"].tolist()
-            return cls(
-                data["paper_ids"].tolist(),
-                {t: i for i, t in enumerate(terms)},
-                data["indptr"],
-                data["rows"],
-                data["weights"],
-                data["idf"],
-            )
+        folder = Path(path)
+        terms = np.load(folder / "terms.npy").tolist()
+        arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in cls._ARRAYS]
+        return cls(
+            np.load(folder / "paper_ids.npy").tolist(),
+            {t: i for i, t in enumerate(terms)},
+            *arrays,
+        )
