@@ -693,7 +693,7 @@ def cards(ctx: click.Context, rebuild: bool, workers: int | None) -> None:
 def embed(ctx: click.Context, rebuild: bool) -> None:
     """Embed papers that have no vector yet (ingest does this unless --no-embed).
 
-    On a new machine this first prepares the int8 embedding model (about 1 min, once).
+    On a new machine this first prepares the int8 embedding model (15-60 s, once).
 
     Example: paperscope embed
     """

@@ -566,7 +566,7 @@ class Library:
         if name is not None and not embedder_is_ready(name):
             self.search_notice = (
                 "the embedding model is not prepared on this machine yet, so these results are BM25 only;"
-                " run `paperscope embed` once (about 1 min) for hybrid search"
+                " run `paperscope embed` once (under a minute) for hybrid search"
             )
             self._dense_missing = len(self)
             self._with_vector_ids = set()

@@ -307,7 +307,7 @@ def openvino_model_path(
     started = time.perf_counter()
     notice = (
         f"preparing the embedding model: int8 calibration on {len(samples)} windows"
-        " (once per machine, about 1 min)"
+        " (once per machine, under a minute)"
     )
     if progress:
         print(notice, file=sys.stderr, flush=True)
