@@ -34,14 +34,9 @@ def load_iclr2026() -> tuple[list[str], list[str], list[str]]:
 def embed_documents(docs: list[str]) -> tuple[np.ndarray, str]:
     """Return (float32 (n, 384) unit rows, name of the embedder); cached by content hash in /tmp."""
     key = hashlib.sha256("\n\0".join(docs).encode()).hexdigest()[:16]
-    try:
-        from paperscope.index.embed import get_embedder  # the search branch's embedder, once merged
+    from paperscope.index.embed import get_embedder
 
-        name, embed = "paperscope.index.embed", get_embedder().embed
-    except ImportError:
-        from _embed_fallback import embed_texts
-
-        name, embed = "bench fallback (onnxruntime MiniLM, trunc 256)", embed_texts
+    name, embed = "paperscope.index.embed", get_embedder("minilm").embed
     CACHE_DIR.mkdir(exist_ok=True)
     cache = CACHE_DIR / f"emb-{key}-{name.split()[0]}.npy"
     if cache.exists():

@@ -9,8 +9,7 @@ stability when 5% of the papers are added, a determinism check, and the map's dr
     PYTHONPATH=src python bench/topics.py            # everything
     PYTHONPATH=src python bench/topics.py --no-bertopic --no-render
 
-Embeddings come from ``paperscope.index.embed`` when it is importable, else from
-bench/_embed_fallback.py (the same all-MiniLM-L6-v2 run by onnxruntime); they are cached in
+Embeddings come from ``paperscope.index.embed`` (the default ``minilm``); they are cached in
 $TMPDIR/paperscope-bench, so only the first run pays for them. BERTopic is a bench-only
 dependency: ``pip install --no-deps bertopic==0.17.4`` then ``pip install -e ".[bench]"``.
 NMI is scikit-learn's (arithmetic normalisation); unassigned papers count as one more cluster,

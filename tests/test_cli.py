@@ -163,3 +163,22 @@ def test_a_file_with_no_papers_gets_a_warning(run, tmp_path: Path) -> None:
     result = run("ingest", str(path))
     assert result.exit_code == 0
     assert f"warning: {path}: no papers found" in result.stderr
+
+
+def test_eval_without_its_data_is_one_line_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import paperscope.evaluation.cards as cards_eval
+
+    runner = CliRunner()
+    result = runner.invoke(cli, ["eval", "--data", str(tmp_path / "none")])
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"Error: {tmp_path / 'none'}: evaluation data folder not found; pass --data DIR or set PAPERSCOPE_EVAL_DATA\n",
+    )
+    monkeypatch.setattr(cards_eval, "DEFAULT_GOLD", tmp_path / "gold.jsonl")
+    result = runner.invoke(cli, ["eval", "cards", "--no-iclr"])
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"Error: {tmp_path / 'gold.jsonl'}: the dev gold is not there; pass --gold FILE\n",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,6 +100,21 @@ def test_wheel_runs_the_default_hybrid_search_offline_without_torch(venv: Path, 
     db = tmp_path / "home" / "demo.db"
     assert demo.stdout.splitlines()[0] == f"== ingest {examples} into {db}"
     assert "using onnxruntime dynamic int8 instead" not in demo.stderr
+    # The first ingest on a fresh machine shows the model preparation as its own lines, with its duration.
+    lines = demo.stderr.splitlines()
+    start = lines.index(
+        "preparing the embedding model: int8 calibration on 148 windows (once per machine, under a minute)"
+    )
+    done = next(i for i, line in enumerate(lines) if line.startswith("embedding model prepared in "))
+    assert start < done and re.fullmatch(r"embedding model prepared in \d+\.\d s", lines[done])
+    assert any(
+        re.fullmatch(
+            r"ingest: read 95 records in [\d.]+ s; cards 95 papers in [\d.]+ s; embed 95 papers in [\d.]+ s; .* in all .*",
+            line,
+        )
+        for line in lines
+    )
+    assert "note:" not in demo.stderr  # every search of the demo was hybrid
 
     found = _run(
         [venv / "bin" / "paperscope", "--db", db, "search", "dataset distillation", "--limit", "3", "--json"],

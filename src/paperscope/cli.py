@@ -727,8 +727,13 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
     """
     if ctx.invoked_subcommand is not None:
         return
-    from .evaluation.retrieval import format_retrieval_eval, run_retrieval_eval
+    from .evaluation.retrieval import default_data_dir, format_retrieval_eval, run_retrieval_eval
 
+    data_dir = data_dir or default_data_dir()
+    if not data_dir.is_dir():
+        raise click.ClickException(
+            f"{data_dir}: evaluation data folder not found; pass --data DIR or set PAPERSCOPE_EVAL_DATA"
+        )
     results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=True)
     if as_json:
         _emit_json(results)
@@ -762,6 +767,12 @@ def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_di
     from .config import examples_dir as examples_default
     from .evaluation.cards import DEFAULT_GOLD, DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
 
+    if gold_path is None and not DEFAULT_GOLD.is_file():
+        raise click.ClickException(f"{DEFAULT_GOLD}: the dev gold is not there; pass --gold FILE")
+    if not no_iclr and not DEFAULT_ICLR_DIR.is_dir():
+        raise click.ClickException(
+            f"{DEFAULT_ICLR_DIR}: the ICLR 2026 folder for the area run is not there; pass --no-iclr"
+        )
     result = run_cards_eval(
         gold_path=gold_path or DEFAULT_GOLD,
         examples_dir=examples_dir or examples_default(),

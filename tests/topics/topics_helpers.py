@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -42,18 +41,9 @@ def real_embed(docs: list[str]) -> np.ndarray:
 
 @functools.cache
 def _real_embed_cached(docs: tuple[str, ...]) -> np.ndarray:
-    docs = list(docs)
-    try:
-        from paperscope.index.embed import get_embedder  # type: ignore[import-not-found]
+    from paperscope.index.embed import get_embedder
 
-        return np.asarray(get_embedder().embed(docs), dtype=np.float32)
-    except ImportError:
-        sys.path.insert(0, str(REPO / "bench"))
-        try:
-            from _embed_fallback import embed_texts
-        finally:
-            sys.path.remove(str(REPO / "bench"))
-        return embed_texts(docs)
+    return np.asarray(get_embedder("minilm").embed(list(docs)), dtype=np.float32)
 
 
 def library_embeddings(lib, embed=lsa_embed) -> tuple[list[str], np.ndarray]:  # type: ignore[no-untyped-def]

