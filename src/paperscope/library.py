@@ -391,7 +391,7 @@ class Library:
             embedder=embedder,
             dense_index=lambda: index,
             fusion=fusion,
-            memory_bm25=self.memory_bm25,
+            memory_bm25=lambda: self.memory_bm25(build=False),
         )
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in ranked])
         hits = []
@@ -435,7 +435,9 @@ class Library:
         _check_limit(limit)
         paper = self.get(paper_id)
         self.search_notice = None
-        neighbours = related_papers(self.store, self._query_dense_index(), paper, limit, self.memory_bm25())
+        neighbours = related_papers(
+            self.store, self._query_dense_index(), paper, limit, self.memory_bm25(build=False)
+        )
         return [
             Hit(
                 paper_id=other.paper_id,
@@ -609,12 +611,14 @@ class Library:
             return None
         return cache_dir() / "indexes" / vectors.library_id(self.store.conn)
 
-    def memory_bm25(self) -> MemoryBM25 | None:
+    def memory_bm25(self, build: bool = True) -> MemoryBM25 | None:
         """Return the in-memory BM25 index for a library of ``MEMORY_BM25_THRESHOLD`` papers or more.
 
         Smaller libraries return None and are searched through SQLite FTS5. The index is built
         once (about 1 s per 5k papers), saved under the cache folder (postings memory-mapped on
-        load), and rebuilt only when papers were added, edited or deleted.
+        load), and rebuilt only when papers were added, edited or deleted. With ``build`` False
+        (searches), a missing index is not built and None is returned: FTS5 answers instead, and
+        :meth:`build_search_indexes` (run by ``ingest`` and ``embed``) builds it.
         """
         conn = self.store.conn
         # Read in constant time: max(rowid) moves whenever a paper is added, and the generation
@@ -631,6 +635,8 @@ class Library:
         if path is not None and (path / "idf.npy").is_file():
             with contextlib.suppress(OSError, ValueError):
                 index = MemoryBM25.load(path)
+        if index is None and not build:
+            return None  # searches use FTS5 until `ingest`/`embed` build it (seconds, not hidden)
         if index is None:
             rows = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
             index = MemoryBM25.build(rows, title_weight=TITLE_WEIGHT)

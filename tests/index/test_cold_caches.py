@@ -90,3 +90,27 @@ def test_a_new_library_at_the_same_path_never_reads_the_old_caches(tmp_path: Pat
         lib.ingest([next(icml_dir.glob("*.txt"))])
         assert lib._cache_dir() != old_dir
         assert set(lib._loaded_dense_index().paper_ids) < set(old_ids)
+
+
+def test_a_search_never_builds_the_big_indexes_ingest_and_embed_do(
+    tmp_path: Path, icml_dir: Path, monkeypatch
+) -> None:
+    import paperscope.index.dense as dense_module
+    import paperscope.library as library_module
+
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([icml_dir])  # built at the thresholds of a real library: nothing to build here
+        monkeypatch.setattr(library_module, "MEMORY_BM25_THRESHOLD", 10)
+        monkeypatch.setattr(dense_module, "ANN_THRESHOLD", 10)
+        lib._dense = None
+        lib._loaded_dense_index().ann_threshold = 10
+        fts_hits = [h.paper_id for h in lib.search("dataset distillation", limit=5)]
+        assert lib._bm25 is None and lib._dense._ann is None
+        assert list(lib._cache_dir().glob("bm25-*")) == [] and list(lib._cache_dir().glob("hnsw-*")) == []
+        lib.build_search_indexes()
+        assert (
+            len(list(lib._cache_dir().glob("bm25-*"))) == 1
+            and len(list(lib._cache_dir().glob("hnsw-*"))) == 1
+        )
+        assert [h.paper_id for h in lib.search("dataset distillation", limit=5)][:2] == fts_hits[:2]
+        assert lib._bm25 is not None and lib._dense._ann is not None

@@ -238,10 +238,15 @@ class DenseIndex:
             query: float32, shape (dim,), L2-normalised.
             k: how many to return.
             allowed: when set, only these papers compete (exact search over them).
+
+        Unfiltered searches of a library of ``ann_threshold`` papers or more use the HNSW
+        graph once :meth:`build_ann` has built or saved it, and exact cosine before that.
         """
         if not self.paper_ids or k <= 0 or not np.any(query):
             return []
-        if allowed is None and self.uses_ann:
+        if allowed is None and self.uses_ann and self.ann_is_cached():
+            # A graph is never built inside a search (about 40 s at 100k papers): `embed` and
+            # `ingest` build it; until then exact search answers (about 20 ms at 100k papers).
             self.build_ann()
             matches = self._ann.search(query.astype(np.float32), min(k, len(self.paper_ids)))
             ids = self.paper_ids
