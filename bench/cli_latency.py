@@ -253,6 +253,7 @@ def build_synthetic(size: int, base: BuiltLibrary, rebuild: bool) -> BuiltLibrar
             papers_s = time.perf_counter() - started
             started = time.perf_counter()
             store_synthetic_vectors(lib, base_vectors, lib.embedder.model_id)
+            lib.build_search_indexes(progress=True)  # what ingest does after embedding
             paper_id = min(lib.dense_index(progress=False).paper_ids)
             # show and related read the paper's full card (related: its task phrases), as after ingest.
             with lib.store.transaction() as conn:
