@@ -182,3 +182,24 @@ def test_eval_without_its_data_is_one_line_not_a_traceback(
         1,
         f"Error: {tmp_path / 'gold.jsonl'}: the dev gold is not there; pass --gold FILE\n",
     )
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_finish(
+    run, icml_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperscope import Library
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Library, "embed", interrupted)
+    result = run("ingest", str(icml_dir))
+    assert result.exit_code == 130
+    assert result.stderr.endswith(
+        "interrupted: what was finished is stored (each file, card and vector batch is written whole);"
+        " run the same command again to finish the rest\n"
+    )
+    monkeypatch.undo()
+    again = run("ingest", str(icml_dir))
+    assert "total: read 95, new 0, already present 95" in again.stdout
+    assert "embed 95 papers in" in again.stderr

@@ -75,6 +75,14 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except PaperscopeError as exc:
             raise click.ClickException(str(exc)) from exc
+        except KeyboardInterrupt:
+            # Each file, card batch and vector batch is committed whole, so stopping loses nothing.
+            click.echo(
+                "\ninterrupted: what was finished is stored (each file, card and vector batch is written"
+                " whole); run the same command again to finish the rest",
+                err=True,
+            )
+            ctx.exit(130)
 
 
 def _library(ctx: click.Context, create: bool = False) -> Library:
@@ -148,6 +156,15 @@ def cli(ctx: click.Context, db: Path | None) -> None:
     if hasattr(signal, "SIGPIPE"):
         # `paperscope search … | head`: a closed pipe ends the command quietly, as for other CLI tools.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def _preload_embedder() -> None:
+    """Start loading the embedding model now, while the library and its indexes open (~0.2 s saved)."""
+    import os
+
+    from .index.embed import DEFAULT_EMBEDDER, preload_embedder
+
+    preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER)
 
 
 def _summary(desc: str, count: int, elapsed_s: float, unit: str = "papers") -> None:
@@ -326,6 +343,8 @@ def search(
 
     Example: paperscope search "dataset distillation" --limit 5 --has-code --contribution method
     """
+    if mode != "bm25":
+        _preload_embedder()
     lib = _library(ctx)
     hits = lib.search(
         query,
@@ -540,6 +559,22 @@ def demo(ctx: click.Context, examples: Path | None) -> None:
     _print_library_summary(lib, db)
 
 
+def _program() -> str:
+    """Return how to call this program: ``paperscope`` when that is on PATH, else the path it ran as."""
+    import os
+    import shutil
+
+    found = shutil.which("paperscope")
+    ran = sys.argv[0]
+    if found and os.path.realpath(found) == os.path.realpath(ran):
+        return "paperscope"
+    return (
+        os.path.relpath(ran)
+        if os.path.exists(ran) and os.path.basename(ran) == "paperscope"
+        else "paperscope"
+    )
+
+
 def _print_library_summary(lib: Library, db: Path) -> None:
     """Print what the library holds (papers per venue, cards, vectors, topics) and what to try next."""
     data = lib.stats()
@@ -551,7 +586,7 @@ def _print_library_summary(lib: Library, db: Path) -> None:
     click.echo(
         f"   cards: {data['cards']}, vectors: {data['vectors']}, topics: {data['topics'] or 'not fitted yet'}"
     )
-    ps = f"paperscope --db {db}"
+    ps = f"{_program()} --db {db}"
     click.echo("== try next:")
     click.echo(f'   {ps} search "dataset distillation" --has-code')
     click.echo(f"   {ps} topics              # broad topics and subtopics")
@@ -700,7 +735,10 @@ def embed(ctx: click.Context, rebuild: bool) -> None:
     lib = _library(ctx)
     started = time.perf_counter()
     count = lib.embed(rebuild=rebuild, progress=True)
-    _summary("embed", count, time.perf_counter() - started)
+    if count:
+        _summary("embed", count, time.perf_counter() - started)
+    else:
+        click.echo(f"embed: every paper already has a vector ({lib.stats()['vectors']:,})", err=True)
 
 
 @cli.group(invoke_without_command=True)
@@ -716,7 +754,7 @@ def embed(ctx: click.Context, rebuild: bool) -> None:
     "data_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="The shared data folder (default: $PAPERSCOPE_EVAL_DATA, else ../shared/data).",
+    help="The shared data folder (default: $PAPERSCOPE_EVAL_DATA, else shared/data beside the paperscope checkout).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print task → mode → metric → value as JSON.")
 @click.pass_context

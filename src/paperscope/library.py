@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import sys
 import threading
@@ -568,7 +569,7 @@ class Library:
         if name is not None and not embedder_is_ready(name):
             self.search_notice = (
                 "the embedding model is not prepared on this machine yet, so these results are BM25 only;"
-                " run `paperscope embed` once (under a minute) for hybrid search"
+                f" run `{self._command('embed')}` once (under a minute) for hybrid search"
             )
             self._dense_missing = len(self)
             self._with_vector_ids = set()
@@ -590,10 +591,16 @@ class Library:
         if self._dense_missing:
             self.search_notice = (
                 f"{self._dense_missing:,} papers have no embedding yet, so these results are BM25 only;"
-                " run `paperscope embed` to fill them"
+                f" run `{self._command('embed')}` to fill them"
             )
             return None
         return index
+
+    def _command(self, name: str) -> str:
+        """Return the shell command that runs ``paperscope NAME`` on this library (``--db`` when not the default)."""
+        if Path(self.store.path) == default_db_path():
+            return f"paperscope {name}"
+        return f"paperscope --db {shlex.quote(str(self.store.path))} {name}"
 
     def _with_vectors(self) -> set[str]:
         """Return the paper_ids that have a current vector (for ``Hit.missing_vector``)."""

@@ -98,7 +98,7 @@ def test_no_embed_defers_vectors_to_the_embed_command(tmp_path, icml_dir):
     assert result.stderr.startswith("embed: 95 papers in ")
     assert "vectors: 95\n" in runner.invoke(cli, ["--db", db, "stats"]).stdout
     again = runner.invoke(cli, ["--db", db, "embed"])
-    assert again.stderr.startswith("embed: 0 papers in ")
+    assert again.stderr == "embed: every paper already has a vector (95)\n"
 
 
 class _SlowEmbedder(FakeEmbedder):
@@ -153,7 +153,7 @@ def test_a_search_with_5000_papers_missing_vectors_answers_from_bm25_within_2_s(
     assert elapsed_s < 2.0
     assert result.stderr == (
         "note: 5,000 papers have no embedding yet, so these results are BM25 only;"
-        " run `paperscope embed` to fill them\n"
+        f" run `paperscope --db {db} embed` to fill them\n"
     )
     hits = json.loads(result.stdout)
     assert len(hits) == 10

@@ -210,6 +210,7 @@ class DenseIndex:
         """
         if self._ann is not None or not self.uses_ann:
             return
+        _import_openvino_before_usearch()
         from usearch.index import Index
 
         # usearch defaults: connectivity 16, expansion 128 (add) / 64 (search).
@@ -343,3 +344,17 @@ def _remove_stale(folder: Path, prefix: str, *keep: str) -> None:
         if path.name not in keep:
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def _import_openvino_before_usearch() -> None:
+    """Import OpenVINO (when installed) before usearch is first imported in this process.
+
+    With usearch 2.26 loaded first, every later OpenVINO ``compile_model`` fails with an empty
+    ``RuntimeError`` from ``core.cpp`` (a clash between the two extensions' native symbols:
+    importing ``usearch.index`` alone is enough); with OpenVINO loaded first both work,
+    whatever runs next. A library big enough for HNSW embeds its queries with OpenVINO anyway.
+    """
+    from importlib.util import find_spec
+
+    if find_spec("openvino") is not None:
+        import openvino  # noqa: F401

@@ -13,9 +13,11 @@ Stable API for other stages::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
+import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -36,6 +38,7 @@ __all__ = [
     "embedder_is_ready",
     "embedder_model_id",
     "prepare_embedder",
+    "preload_embedder",
     "split_evenly",
     "is_mostly_non_latin",
 ]
@@ -194,6 +197,9 @@ PREPARATION: dict[str, tuple[Callable[[], bool], Callable[[bool], None]]] = {
 LANGUAGES: dict[str, str] = {"minilm": "en", "minilm-fp32": "en", "fake": "en"}
 
 _CACHE: dict[str, Embedder] = {}
+_LOADING = threading.RLock()
+#: Embedders whose preparation was seen done in this process (it is never undone while it runs).
+_READY: set[str] = set()
 
 
 def embedder_languages(name: str) -> str:
@@ -230,9 +236,12 @@ def embedder_is_ready(name: str) -> bool:
     False means loading it would first make its int8 model (about a minute): a search then
     answers from BM25 and says to run ``paperscope embed`` instead of waiting silently.
     """
-    if name in _CACHE or name not in PREPARATION:
+    if name in _CACHE or name in _READY or name not in PREPARATION:
         return True
-    return PREPARATION[name][0]()
+    if PREPARATION[name][0]():
+        _READY.add(name)
+        return True
+    return False
 
 
 def prepare_embedder(name: str, progress: bool = False) -> None:
@@ -259,6 +268,29 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     """
     if name not in EMBEDDERS:
         raise InputError(f"unknown embedder {name!r}; choose one of: {', '.join(sorted(EMBEDDERS))}")
-    if name not in _CACHE:
-        _CACHE[name] = EMBEDDERS[name]()
-    return _CACHE[name]
+    with _LOADING:  # a preloading thread and a search may ask at once: load once
+        if name not in _CACHE:
+            _CACHE[name] = EMBEDDERS[name]()
+        return _CACHE[name]
+
+
+def preload_embedder(name: str) -> threading.Thread | None:
+    """Start loading ``name`` on a daemon thread (a fresh CLI search starts it first thing).
+
+    Nothing is started when the embedder would first need its one-off preparation (a search
+    then answers from BM25) or is already loaded. Errors are left for the caller's own
+    :func:`get_embedder` call to raise with its message.
+
+    Returns:
+        The thread, or None when nothing was started.
+    """
+    if name in _CACHE or name not in EMBEDDERS or not embedder_is_ready(name):
+        return None
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            get_embedder(name)
+
+    thread = threading.Thread(target=load, name=f"paperscope-load-{name}", daemon=True)
+    thread.start()
+    return thread

@@ -585,13 +585,23 @@ class MiniLMEmbedder:
         if len(batches) == 1:
             window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], single=True)
             batches = []
+
+        # The first batch runs in this thread: it compiles the multi-stream model and makes
+        # pybind11 set up its numpy bridge here. Left to two pool threads at once, that one-off
+        # set-up deadlocked (one waited for the GIL inside it, the other held the GIL and
+        # waited for it), about one embedding run in three on 2 cores.
+        def take(batch: list[int], vectors: np.ndarray) -> None:
+            window_vectors[batch] = vectors
+            bar.update(len(batch))
+            if report is not None:
+                report(bar.count / len(windows))
+
+        if batches:
+            take(*run(batches[0]))
         # Both runtimes release the GIL while they run, so threads give real parallelism here.
-        with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches)))) as pool:
-            for batch, vectors in pool.map(run, batches):
-                window_vectors[batch] = vectors
-                bar.update(len(batch))
-                if report is not None:
-                    report(bar.count / len(windows))
+        with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches) - 1))) as pool:
+            for batch, vectors in pool.map(run, batches[1:]):
+                take(batch, vectors)
         bar.close()
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
         np.add.at(sums, np.asarray(owners, dtype=np.int64), window_vectors)

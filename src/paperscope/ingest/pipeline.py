@@ -35,7 +35,7 @@ from ..models import Card, FileReport, IngestReport, Paper, Record, Skip
 from ..progress import Progress
 from ..progress import progress as progress_bar
 from ..store import Store, papers
-from ..text import clean_text, decode_entities, has_cjk, normalise_for_hash
+from ..text import clean_text, decode_entities, normalise_for_hash
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
 from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
@@ -508,17 +508,15 @@ def _ingest_file(
     column_map: dict[str, str] | None,
     lines: _LineProgress,
     workers: _Workers,
-) -> tuple[FileReport, bool]:
+) -> FileReport:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == paperlist_json.FORMAT_ARRAY else "line"
-    saw_cjk = False
     use_pool = path.stat().st_size >= _POOL_MIN_BYTES
     batch_store = _BatchStore(store, report, workers, use_pool)
     items = lines.follow(reader(path, column_map), by_line=fmt != paperlist_json.FORMAT_ARRAY)
 
     def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:
-        nonlocal saw_cjk
         results, sets = result()
         prepared = iter(results)
         shingles = dict(zip((p.paper_id for p, _ in results if p is not None), sets, strict=True))
@@ -544,7 +542,6 @@ def _ingest_file(
                 )
                 report.skipped.append(Skip(str(path), item.source.line, reason, unit))
                 continue
-            saw_cjk = saw_cjk or has_cjk(paper.clean_text)
             ready.append(paper)
         batch_store.store(ready, shingles)
 
@@ -557,7 +554,7 @@ def _ingest_file(
     if pending is not None:
         finish(*pending)
     batch_store.flush()
-    return report, saw_cjk
+    return report
 
 
 def _index_missing_keys(store: Store) -> None:
@@ -627,7 +624,6 @@ def ingest_paths(
     if fmt:
         get_reader(fmt)
     report = IngestReport()
-    saw_cjk = False
     outer = store.transaction() if strict else contextlib.nullcontext()
     workers = _Workers(build_card)
     papers.set_cache_size(store.conn, _CACHE_BYTES)
@@ -655,11 +651,10 @@ def ingest_paths(
                         continue
                     try:
                         with store.transaction() if not strict else contextlib.nullcontext():
-                            file_report, cjk = _ingest_file(store, path, file_fmt, columns, lines, workers)
+                            file_report = _ingest_file(store, path, file_fmt, columns, lines, workers)
                     except InputError as exc:
                         report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
                         continue
-                saw_cjk = saw_cjk or cjk
                 report.files.append(file_report)
             if strict and (report.skipped or report.failed):
                 raise _StrictAbort
@@ -668,8 +663,6 @@ def ingest_paths(
     finally:
         workers.close()
         lines.bar.close()
-    if saw_cjk:
-        report.warnings.append("some abstracts are not in English (CJK text found)")
     report.elapsed_s = time.perf_counter() - started
     return report
 
