@@ -456,6 +456,8 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
         self.tokenizer = load_tokenizer(tokenizer_file)
+        self._warmed = False
+        self._warm_lock = threading.Lock()
         if runtime == "openvino":
             self.model_id = minilm_model_id(precision, runtime)
             self._load_openvino(graph, version, progress)
@@ -536,6 +538,19 @@ class MiniLMEmbedder:
     def _windows(self, texts: Sequence[str]) -> tuple[list[np.ndarray], list[int]]:
         return text_windows(self.tokenizer, texts)
 
+    def _warm_up(self) -> None:
+        """Run one tiny batch in the calling thread before batches go to the thread pool (once).
+
+        It compiles the multi-stream model and lets pybind11 set up its numpy bridge here. Left
+        to two pool threads at once, that one-off set-up deadlocked (one waited for the GIL
+        inside it, the other held the GIL and waited for it): about one embedding run in three
+        on 2 cores hung at 0% CPU. The result is thrown away; no vector depends on it.
+        """
+        with self._warm_lock:
+            if not self._warmed:
+                self._run([np.array([_CLS, _SEP], dtype=np.int64)])
+                self._warmed = True
+
     def _run(self, batch: list[np.ndarray], single: bool = False) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""
         width = max(len(w) for w in batch)
@@ -586,21 +601,18 @@ class MiniLMEmbedder:
             window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], single=True)
             batches = []
 
-        # The first batch runs in this thread: it compiles the multi-stream model and makes
-        # pybind11 set up its numpy bridge here. Left to two pool threads at once, that one-off
-        # set-up deadlocked (one waited for the GIL inside it, the other held the GIL and
-        # waited for it), about one embedding run in three on 2 cores.
+        if batches:
+            self._warm_up()
+
         def take(batch: list[int], vectors: np.ndarray) -> None:
             window_vectors[batch] = vectors
             bar.update(len(batch))
             if report is not None:
                 report(bar.count / len(windows))
 
-        if batches:
-            take(*run(batches[0]))
         # Both runtimes release the GIL while they run, so threads give real parallelism here.
-        with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches) - 1))) as pool:
-            for batch, vectors in pool.map(run, batches[1:]):
+        with ThreadPoolExecutor(max_workers=min(self.streams, max(1, len(batches)))) as pool:
+            for batch, vectors in pool.map(run, batches):
                 take(batch, vectors)
         bar.close()
         sums = np.zeros((len(texts), self.dim), dtype=np.float32)
