@@ -610,7 +610,7 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None) -> Non
     if get_path is not None:
         from fastapi.testclient import TestClient
 
-        response = TestClient(app).get(get_path)
+        response = TestClient(app, raise_server_exceptions=False).get(get_path)
         click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
         if response.status_code >= 400:
             ctx.exit(1)

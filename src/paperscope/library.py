@@ -355,7 +355,7 @@ class Library:
 
         Raises:
             InputError: ``query`` is empty or whitespace, ``limit`` is not in 1..MAX_LIMIT,
-                or ``mode`` is unknown.
+                ``year`` is not in 1..9999, or ``mode`` is unknown.
             ModelUnavailable: dense or hybrid mode, and the embedding model is not installed.
         """
         _check_limit(limit)
@@ -363,6 +363,8 @@ class Library:
             raise InputError("empty query: type some words to search for")
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
+        if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
+            raise InputError(f"year must be a whole number from 1 to 9999, got {year!r}")
         if contribution is not None:
             from .extract.contributions import CONTRIBUTION_TYPES
         if contribution is not None and contribution.strip().lower() not in CONTRIBUTION_TYPES:

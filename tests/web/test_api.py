@@ -151,3 +151,27 @@ def test_search_filters_and_mode_reach_the_library(client: TestClient) -> None:
     everything = client.get("/api/search", params={"q": "pruning speedup"}).json()["data"]
     no_code = client.get("/api/search", params={"q": "pruning speedup", "has_code": "false"}).json()["data"]
     assert [h["paper_id"] for h in no_code] == [h["paper_id"] for h in everything if h["paper_id"] != apm]
+
+
+def test_an_out_of_range_year_is_a_400_and_serve_get_never_prints_a_traceback(tmp_path, icml_dir):
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    db = str(tmp_path / "lib.db")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db, "ingest", str(icml_dir), "--no-embed"]).exit_code == 0
+    result = runner.invoke(
+        cli, ["--db", db, "serve", "--get", "/api/search?q=pruning&year=99999999999999999999"]
+    )
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {
+        "ok": False,
+        "error": "year must be a whole number from 1 to 9999, got 99999999999999999999",
+        "status": 400,
+    }
+    cli_result = runner.invoke(cli, ["--db", db, "search", "pruning", "--year", "99999999999999999999"])
+    assert cli_result.exit_code == 1
+    assert (
+        cli_result.stderr == "Error: year must be a whole number from 1 to 9999, got 99999999999999999999\n"
+    )
