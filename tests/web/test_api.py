@@ -130,7 +130,17 @@ def test_topics_and_map_page(tmp_path: Path, icml_dir: Path) -> None:
     lib = Library(tmp_path / "map.db")
     lib.ingest([icml_dir])
     with TestClient(create_app(lib)) as client:
+        # A GET never fits (or changes) anything: before a fit there are no topics and no map.
+        assert client.get("/api/topics").json() == {"ok": True, "data": [], "stale": True}
+        assert client.get("/map").json() == {
+            "ok": False,
+            "error": "no topics yet: run `paperscope topics` (or POST /api/topics/fit) to fit them",
+            "status": 404,
+        }
+        assert lib.topics() == []
+        fitted = client.post("/api/topics/fit").json()
         listed = client.get("/api/topics").json()["data"]
+        assert fitted["data"] == listed and fitted["stale"] is False
         broad = [t for t in listed if t["level"] == 0]
         assert sum(t["size"] for t in broad) == 95
         page = client.get("/map")
