@@ -598,15 +598,28 @@ def _print_library_summary(lib: Library, db: Path) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--get", "get_path", default=None, help="Print the response to one GET path and exit.")
+@click.option(
+    "--token",
+    envvar="PAPERSCOPE_TOKEN",
+    default=None,
+    help="Secret every request must carry (needed to listen beyond 127.0.0.1).",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, get_path: str | None) -> None:
-    """Serve the JSON API and the web UI.
+def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token: str | None) -> None:
+    """Serve the JSON API and the web UI (on 127.0.0.1 unless --host and --token say otherwise).
 
     Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
     """
     from .web import create_app
+    from .web.security import LOOPBACK_HOSTS, is_loopback
 
-    app = create_app(_library(ctx))
+    loopback = is_loopback(host)
+    if not loopback and not token:
+        raise click.ClickException(
+            f"--host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
+        )
+    allowed = None if get_path is not None or not loopback else LOOPBACK_HOSTS | {host}
+    app = create_app(_library(ctx), token=token, allowed_hosts=allowed)
     if get_path is not None:
         from fastapi.testclient import TestClient
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import InputError, NotFound, PaperscopeError
 from ..library import Library
 from .api import marks, papers, search, topics
+from .security import install_security
 
 __all__ = ["create_app", "error_body"]
 
@@ -34,11 +36,15 @@ def _status_for(exc: PaperscopeError) -> int:
     return 500
 
 
-def create_app(library: Library) -> FastAPI:
+def create_app(
+    library: Library, token: str | None = None, allowed_hosts: Iterable[str] | None = None
+) -> FastAPI:
     """Return the web app serving ``library``: ``/api/...`` JSON routes and the UI at ``/``.
 
     Library calls are serialised with a lock: the SQLite connection is shared by the
-    worker threads that FastAPI runs synchronous routes on.
+    worker threads that FastAPI runs synchronous routes on. ``token`` and ``allowed_hosts``
+    are the checks of :func:`paperscope.web.security.install_security` (security headers and
+    same-origin writes always apply).
     """
     app = FastAPI(title="paperscope", docs_url="/api/docs", openapi_url="/api/openapi.json")
     app.state.library = library
@@ -64,6 +70,8 @@ def create_app(library: Library) -> FastAPI:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body(f"internal error: {type(exc).__name__}", 500), status_code=500)
+
+    install_security(app, token=token, allowed_hosts=allowed_hosts)
 
     for module in (search, papers, marks, topics):
         app.include_router(module.router, prefix="/api")

@@ -1,0 +1,101 @@
+"""Safe by default: headers on every response, same-origin writes, Host checks, a token off loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from paperscope import Library
+from paperscope.cli import cli
+from paperscope.web import create_app
+from paperscope.web.security import CSP, MAP_CSP, TOKEN_COOKIE
+
+LIST = "ICML 2026 Papers\n\nWe present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n"
+
+
+@pytest.fixture
+def lib(tmp_path: Path):
+    path = tmp_path / "one.txt"
+    path.write_text(LIST, encoding="utf-8")
+    library = Library(tmp_path / "web.db")
+    library.ingest([path], embed=False)
+    yield library
+    library.close()
+
+
+def _paper_id(lib: Library) -> str:
+    return next(lib.papers()).paper_id
+
+
+def test_every_response_carries_the_security_headers(lib: Library) -> None:
+    with TestClient(create_app(lib)) as client:
+        for path, policy in (
+            ("/", CSP),
+            ("/api/search?q=pruning", CSP),
+            ("/api/nothing", CSP),
+            ("/map", MAP_CSP),
+        ):
+            response = client.get(path)
+            assert response.headers["content-security-policy"] == policy, path
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["referrer-policy"] == "no-referrer"
+    assert "'unsafe-inline'" not in CSP and "script-src 'self';" in CSP
+    assert "http" not in MAP_CSP
+
+
+def test_a_write_from_another_origin_is_refused_and_changes_nothing(lib: Library) -> None:
+    pid = _paper_id(lib)
+    with TestClient(create_app(lib)) as client:
+        refused = client.put(f"/api/papers/{pid}/star", headers={"Origin": "https://evil.example"})
+        assert (refused.status_code, refused.json()) == (
+            403,
+            {
+                "ok": False,
+                "error": "cross-site request refused: its Origin is not this server",
+                "status": 403,
+            },
+        )
+        assert lib.marks(pid)["starred"] is False
+        same = client.put(f"/api/papers/{pid}/star", headers={"Origin": "http://testserver"})
+        assert same.status_code == 200 and lib.marks(pid)["starred"] is True
+
+
+def test_an_unknown_host_is_refused_when_the_hosts_are_known(lib: Library) -> None:
+    app = create_app(lib, allowed_hosts={"127.0.0.1", "localhost"})
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        assert client.get("/api/search?q=pruning").status_code == 200
+    with TestClient(app, base_url="http://rebound.example:8765") as client:  # DNS rebinding
+        response = client.get("/api/search?q=pruning")
+        assert (response.status_code, response.json()["error"]) == (
+            403,
+            "host 'rebound.example:8765' is not served here",
+        )
+
+
+def test_with_a_token_every_request_needs_it(lib: Library) -> None:
+    with TestClient(create_app(lib, token="s3cret")) as client:
+        bare = client.get("/api/search?q=pruning")
+        assert bare.status_code == 401 and bare.json()["ok"] is False
+        assert (
+            client.get("/api/search?q=pruning", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        )
+        assert (
+            client.get("/api/search?q=pruning", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        )
+        opened = client.get("/?token=s3cret", follow_redirects=False)
+        assert opened.status_code == 303 and opened.cookies.get(TOKEN_COOKIE) == "s3cret"
+        client.cookies.set(TOKEN_COOKIE, "s3cret")
+        assert client.get("/api/search?q=pruning").status_code == 200
+
+
+def test_serve_refuses_a_non_loopback_host_without_a_token(lib: Library) -> None:
+    result = CliRunner().invoke(
+        cli, ["--db", str(lib.store.path), "serve", "--host", "0.0.0.0"], env={"PAPERSCOPE_TOKEN": ""}
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: --host 0.0.0.0: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)\n"
+    )
