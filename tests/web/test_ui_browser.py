@@ -82,6 +82,20 @@ def test_search_open_card_and_star(server, page) -> None:
     first.click()
     page.wait_for_selector("#card h2")
     assert page.locator("#card h2").inner_text() == lib.get(paper_id).label
+    # Every card field reads as text: names, not objects or JSON.
+    card = lib.get(paper_id).card.to_dict()
+    facts = page.locator("#card dl").inner_text()
+    assert "[object Object]" not in facts and '{"' not in facts and "\\" not in facts
+    shown = dict(
+        zip(
+            page.locator("#card dt").all_inner_texts(),
+            page.locator("#card dd").all_inner_texts(),
+            strict=True,
+        )
+    )
+    assert shown["datasets"] == ", ".join(d["name"] for d in card["datasets"])
+    assert shown["tasks"] == ", ".join(t["text"] for t in card["tasks"])
+    assert shown["area"].startswith(card["area"]["label"] + " (")
     page.click("#star")
     page.wait_for_selector("#star.on")
     assert lib.marks(paper_id)["starred"] is True

@@ -87,6 +87,25 @@ async function openCard(paperId) {
   }
 }
 
+// Each card field as readable text (names, not objects): the same fields `paperscope show` prints.
+function cardFields(paper, data) {
+  const names = (items, key) => (items || []).map((item) => (typeof item === "string" ? item : item[key])).filter(Boolean);
+  const unit = (u) => (u === "%" || u === "×" ? u : u ? ` ${u}` : "");
+  const methods = (data.methods || []).map((m) => (m.long_form ? `${m.name} (${m.long_form})` : m.name));
+  const area = data.area ? `${data.area.label} (${data.area.source}, confidence ${Number(data.area.confidence).toFixed(2)})` : "";
+  return [
+    ["methods", methods.length ? methods : names(data.method_names, "name")],
+    ["contribution", names(data.contribution_types, "type")],
+    ["tasks", names(data.tasks, "text")],
+    ["datasets", names(data.datasets, "name")],
+    ["claims", (data.claims || []).map((c) => `${c.value}${unit(c.unit)} ${c.what || ""}`.trim())],
+    ["area", area],
+    ["keywords", paper.keywords || []],
+    ["code", (data.code_urls || []).filter((u) => /^https?:\/\//.test(u))],
+    ["links", (paper.urls || []).filter((u) => /^https?:\/\//.test(u))],
+  ];
+}
+
 function renderCard(paper) {
   const card = $("card");
   const facts = el("dl");
@@ -94,9 +113,7 @@ function renderCard(paper) {
   row(facts, "title", paper.title);
   row(facts, "venue", [paper.venue, paper.year].filter(Boolean).join(" "));
   row(facts, "decision", paper.decision);
-  row(facts, "methods", data.method_names);
-  row(facts, "datasets", data.datasets);
-  row(facts, "code", data.code_urls);
+  for (const [name, value] of cardFields(paper, data)) row(facts, name, value);
   row(facts, "sources", paper.sources.map((s) => `${s.path}:${s.line}`));
   const marks = paper.marks;
   const star = el("button", { class: marks.starred ? "on" : "", id: "star" }, marks.starred ? "★ starred" : "☆ star");
