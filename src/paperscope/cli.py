@@ -564,15 +564,15 @@ def _program() -> str:
     import os
     import shutil
 
-    found = shutil.which("paperscope")
     ran = sys.argv[0]
-    if found and os.path.realpath(found) == os.path.realpath(ran):
+    found = shutil.which("paperscope")
+    if (
+        os.path.basename(ran) != "paperscope"
+        or not os.path.exists(ran)
+        or (found and os.path.samefile(found, ran))
+    ):
         return "paperscope"
-    return (
-        os.path.relpath(ran)
-        if os.path.exists(ran) and os.path.basename(ran) == "paperscope"
-        else "paperscope"
-    )
+    return os.path.relpath(ran)
 
 
 def _print_library_summary(lib: Library, db: Path) -> None:

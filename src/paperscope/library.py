@@ -295,7 +295,7 @@ class Library:
             "vectors": self.store.count("papers") - missing,
             "missing_vectors": missing,
             "embedder": model_id,
-            "topics": len(self.topics(level=0)) - sum(t.is_unassigned for t in self.topics(level=0)),
+            "topics": sum(not t.is_unassigned for t in self.topics(level=0)),
             "by_venue": by_venue,
         }
 
