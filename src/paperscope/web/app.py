@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import InputError, NotFound, PaperscopeError
 from ..library import Library
 from .api import marks, papers, search, topics
+from .pages import router as pages_router
 from .security import install_security
 
 __all__ = ["create_app", "error_body"]
@@ -77,10 +78,11 @@ def create_app(
         app.include_router(module.router, prefix="/api")
     app.include_router(topics.page_router)
 
+    app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
+    def index() -> FileResponse:  # replaced by the search page of .pages
         return FileResponse(STATIC_DIR / "index.html")
 
     return app
