@@ -291,7 +291,7 @@ def _print_hits(hits: list[Hit]) -> None:
     if not hits:
         click.echo("no results")
     for hit in hits:
-        where = f"{hit.sources[0].path}:{hit.sources[0].line}" if hit.sources else ""
+        where = f"{hit.sources[0].file_name}:{hit.sources[0].line}" if hit.sources else ""
         click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
         legs = "  ".join(f"{leg} #{int(v['rank'])} ({v['score']:.3f})" for leg, v in hit.legs.items())
         click.echo(f"     {where}  {legs}".rstrip())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import shutil
@@ -45,6 +46,10 @@ __all__ = [
     "MEMORY_BM25_THRESHOLD",
     "SEARCH_EMBED_MAX_PAPERS",
     "SEARCH_EMBED_BUDGET_S",
+    "MAX_QUERY_TERMS",
+    "MAX_QUERY_CHARS",
+    "BROWSE_SORTS",
+    "cut_query",
 ]
 
 #: The most hits one search returns; larger limits are refused rather than silently cut.
@@ -63,6 +68,15 @@ _NAMED_PAPERS = 5
 SEARCH_EMBED_MAX_PAPERS = 64
 #: Wall seconds a search may spend embedding papers that lack a vector (issue 11: never more than 2 s).
 SEARCH_EMBED_BUDGET_S = 1.5
+#: A query is cut to its first MAX_QUERY_TERMS whitespace-separated terms and MAX_QUERY_CHARS
+#: characters before any work, so a pasted page cannot hold a search (or the server) for
+#: seconds; :attr:`Library.search_notice` then says so. 64 terms is about four times the longest
+#: query of our evaluation sets; the character cap bounds Chinese text, which has no spaces
+#: (600 Chinese characters: 0.35 s warm hybrid on 4.3k papers, 64 English terms: 0.05 s).
+MAX_QUERY_TERMS = 64
+MAX_QUERY_CHARS = 600
+#: How a browsed library can be ordered (:meth:`Library.browse`).
+BROWSE_SORTS = ("added", "title", "year", "venue")
 
 
 def _check_limit(limit: object) -> None:
@@ -70,16 +84,38 @@ def _check_limit(limit: object) -> None:
         raise InputError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
 
 
-def _ranked_hit(paper: Paper, rank: int, score: float, leg: str, terms: list[str]) -> Hit:
-    """Return the Hit of a one-leg ranking (recommend: the SVM decision value)."""
+def cut_query(query: str) -> tuple[str, str | None]:
+    """Return ``(query, notice)``: the query cut to MAX_QUERY_TERMS terms and MAX_QUERY_CHARS characters.
+
+    ``notice`` is None when nothing was cut, else one line saying how much was kept.
+    """
+    terms = query.split()
+    if len(terms) <= MAX_QUERY_TERMS and len(query) <= MAX_QUERY_CHARS:
+        return query, None
+    kept = " ".join(terms[:MAX_QUERY_TERMS])[:MAX_QUERY_CHARS]
+    return kept, (
+        f"the query was cut to its first {len(kept):,} of {len(query):,} characters: a query keeps"
+        f" at most {MAX_QUERY_TERMS} terms and {MAX_QUERY_CHARS} characters"
+    )
+
+
+def _hit(row: papers.HitRow, paper_id: str, rank: int, score: float, **extra: Any) -> Hit:
+    """Return the Hit of one ranked paper with the metadata a result card shows."""
     return Hit(
-        paper_id=paper.paper_id,
+        paper_id=paper_id,
         score=score,
         rank=rank,
-        label=paper.label,
-        sources=paper.sources,
-        legs={leg: {"rank": rank, "score": score}},
-        terms=terms,
+        label=row.label,
+        sources=row.sources,
+        title=row.title,
+        venue=row.venue,
+        year=row.year,
+        authors=row.authors,
+        decision=row.decision,
+        area=row.area,
+        has_code=row.has_code,
+        links=row.links,
+        **extra,
     )
 
 
@@ -320,6 +356,8 @@ class Library:
         dataset: str | None = None,
         contribution: str | None = None,
         area: str | None = None,
+        starred: bool | None = None,
+        tag: str | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -339,6 +377,11 @@ class Library:
             contribution: only papers whose card has this contribution type (one of
                 :data:`paperscope.extract.contributions.CONTRIBUTION_TYPES`).
             area: only papers whose card area (the source's own, else predicted) contains this text.
+            starred: only starred (True) or unstarred (False) papers.
+            tag: only papers with this tag (ignoring case).
+
+        The query is cut to MAX_QUERY_TERMS terms and MAX_QUERY_CHARS characters first
+        (:func:`cut_query`); :attr:`search_notice` then says so.
 
         Returns:
             Hits best first; ``Hit.legs`` gives each leg's rank and raw score (BM25 score,
@@ -361,6 +404,7 @@ class Library:
         _check_limit(limit)
         if not query or not query.strip():
             raise InputError("empty query: type some words to search for")
+        query, cut_notice = cut_query(query)
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
         if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
@@ -371,12 +415,9 @@ class Library:
             raise InputError(
                 f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
             )
-        allowed = filtered_paper_ids(
-            self.store.conn, venue, year, decision, source_area, has_code, dataset, contribution, area
+        allowed = self._allowed(
+            venue, year, decision, source_area, has_code, dataset, contribution, area, topic, starred, tag
         )
-        if topic is not None:
-            members = self.topic_members(topic)
-            allowed = members if allowed is None else allowed & members
         self.search_notice = None
         index = None
         embedder: Embedder | None = None
@@ -397,6 +438,8 @@ class Library:
             memory_bm25=lambda: self.memory_bm25(build=False),
         )
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in ranked])
+        if cut_notice:
+            self.search_notice = "\n".join(n for n in (cut_notice, self.search_notice) if n)
         hits = []
         wanted = query_terms(query)
         if has_cjk(query):  # a Chinese query matches English abstracts through its glosses
@@ -404,15 +447,14 @@ class Library:
 
             wanted += [t for t in query_terms(" ".join(gloss_query(query).english)) if t not in wanted]
         for item in ranked:
-            label, sources, title, text = shown[item.paper_id]
-            terms, snippet = explain_hit(wanted, title, text)
+            row = shown[item.paper_id]
+            terms, snippet = explain_hit(wanted, row.title, row.clean_text)
             hits.append(
-                Hit(
-                    paper_id=item.paper_id,
-                    score=item.score,
-                    rank=item.rank,
-                    label=label,
-                    sources=sources,
+                _hit(
+                    row,
+                    item.paper_id,
+                    item.rank,
+                    item.score,
                     legs=item.legs,
                     snippet=snippet,
                     terms=terms,
@@ -420,6 +462,110 @@ class Library:
                 )
             )
         return hits
+
+    def _allowed(
+        self,
+        venue: str | None = None,
+        year: int | None = None,
+        decision: str | None = None,
+        source_area: str | None = None,
+        has_code: bool | None = None,
+        dataset: str | None = None,
+        contribution: str | None = None,
+        area: str | None = None,
+        topic: int | None = None,
+        starred: bool | None = None,
+        tag: str | None = None,
+    ) -> set[str] | None:
+        """Return the paper_ids every given filter allows (None: no filter given)."""
+        allowed = filtered_paper_ids(
+            self.store.conn, venue, year, decision, source_area, has_code, dataset, contribution, area
+        )
+        if topic is not None:
+            members = self.topic_members(topic)
+            allowed = members if allowed is None else allowed & members
+        if starred is not None:
+            stars = marks.marked_ids(self.store.conn, starred=True)
+            if not starred:
+                stars = {r[0] for r in self.store.conn.execute("SELECT paper_id FROM papers")} - stars
+            allowed = stars if allowed is None else allowed & stars
+        if tag is not None:
+            tagged = marks.marked_ids(self.store.conn, tag=tag.strip())
+            allowed = tagged if allowed is None else allowed & tagged
+        return allowed
+
+    def browse(
+        self, sort: str = "added", descending: bool = False, offset: int = 0, limit: int = 20, **filters: Any
+    ) -> tuple[int, list[Hit]]:
+        """Return ``(total, hits)``: one page of the library (or of the papers the filters allow).
+
+        Args:
+            sort: one of :data:`BROWSE_SORTS`: ``"added"`` (ingest order), ``"title"`` (by
+                label, ignoring case), ``"year"`` or ``"venue"`` (then by label).
+            descending: reverse the order.
+            offset: papers to skip (0-based).
+            limit: 1..MAX_LIMIT papers.
+            **filters: the filters of :meth:`search` (venue, year, decision, source_area,
+                has_code, dataset, contribution, area, topic, starred, tag).
+
+        Returns:
+            The number of papers that pass the filters, and the page as Hits with ``rank``
+            counted from 1 over the whole ordering and ``score`` 0.
+
+        Raises:
+            InputError: an unknown sort or filter, a negative offset, or ``limit`` out of range.
+        """
+        _check_limit(limit)
+        if sort not in BROWSE_SORTS:
+            raise InputError(f"unknown sort {sort!r}; choose one of: {', '.join(BROWSE_SORTS)}")
+        if not isinstance(offset, int) or offset < 0:
+            raise InputError(f"offset must be a whole number from 0, got {offset!r}")
+        known = {"venue", "year", "decision", "source_area", "has_code", "dataset", "contribution", "area"}
+        unknown = sorted(set(filters) - known - {"topic", "starred", "tag"})
+        if unknown:
+            raise InputError(f"unknown filter {unknown[0]!r}")
+        year = filters.get("year")
+        if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
+            raise InputError(f"year must be a whole number from 1 to 9999, got {year!r}")
+        allowed = self._allowed(**filters)
+        label = "lower(coalesce(p.title, c.label, p.clean_text))"
+        keys = {
+            "added": ["p.rowid"],
+            "title": [label],
+            "year": ["coalesce(p.year, 0)", label],
+            "venue": ["lower(coalesce(p.venue, ''))", "coalesce(p.year, 0)", label],
+        }[sort]
+        order = ", ".join(f"{key} DESC" if descending else key for key in [*keys, "p.rowid"])
+        where, params = "", []
+        if allowed is not None:
+            where, params = (
+                " WHERE p.paper_id IN (SELECT value FROM json_each(?))",
+                [json.dumps(sorted(allowed))],
+            )
+        conn = self.store.conn
+        total = conn.execute(f"SELECT count(*) FROM papers p{where}", params).fetchone()[0]
+        ids = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT p.paper_id FROM papers p LEFT JOIN cards c USING (paper_id){where}"
+                f" ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            )
+        ]
+        rows = papers.hit_rows(conn, ids)
+        return int(total), [_hit(rows[pid], pid, offset + i, 0.0) for i, pid in enumerate(ids, start=1)]
+
+    def facet_counts(self, paper_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Count ``paper_ids`` per facet value; see :func:`paperscope.store.facets.facet_counts`.
+
+        The topic facet uses the stored broad topics (empty before a fit).
+        """
+        from .store.facets import facet_counts
+
+        assigned = topic_store.load_assignments(self.store.conn)
+        names = {t.topic_id: t.name for t in self.topics(level=0)}
+        topics = {pid: (a["topic_id"], names.get(a["topic_id"], "")) for pid, a in assigned.items()}
+        return facet_counts(self.store.conn, paper_ids, topics)
 
     def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
         """Return the ``limit`` papers most related to ``paper_id`` (see ``index.related``).
@@ -441,16 +587,9 @@ class Library:
         neighbours = related_papers(
             self.store, self._query_dense_index(), paper, limit, self.memory_bm25(build=False)
         )
+        rows = papers.hit_rows(self.store.conn, [other.paper_id for other, *_ in neighbours])
         return [
-            Hit(
-                paper_id=other.paper_id,
-                score=score,
-                rank=rank,
-                label=other.label,
-                sources=other.sources,
-                legs=legs,
-                terms=terms,
-            )
+            _hit(rows[other.paper_id], other.paper_id, rank, score, legs=legs, terms=terms)
             for rank, (other, score, legs, terms) in enumerate(neighbours, start=1)
         ]
 
@@ -703,6 +842,50 @@ class Library:
         with self.store.transaction() as conn:
             marks.set_note(conn, pid, body)
 
+    def set_triage(self, paper_id: str, state: str | None) -> None:
+        """Set a paper's triage state (``"keep"``, ``"maybe"`` or ``"reject"``); None clears it.
+
+        Raises:
+            InputError: ``state`` is not one of those, or the id is malformed or ambiguous.
+            NotFound: no paper matches ``paper_id``.
+        """
+        pid = papers.resolve_paper_id(self.store.conn, paper_id)
+        if state is not None and state not in marks.TRIAGE_STATES:
+            raise InputError(
+                f"unknown triage state {state!r}; choose one of: {', '.join(marks.TRIAGE_STATES)}"
+            )
+        with self.store.transaction() as conn:
+            marks.set_triage(conn, pid, state)
+
+    def reading_list(self, kind: str = "all", tag: str | None = None) -> list[dict[str, Any]]:
+        """Return the marked papers, most recently marked first.
+
+        Args:
+            kind: ``"starred"``, ``"tagged"``, ``"noted"``, ``"triaged"`` or ``"all"`` (any mark).
+            tag: only papers with this tag (ignoring case).
+
+        Returns:
+            ``[{"paper": Paper, "marks": marks(pid), "topic": {topic_id, topic, subtopic_id,
+            subtopic} | None}]``.
+
+        Raises:
+            InputError: ``kind`` is unknown.
+        """
+        try:
+            ids = marks.marked_in_order(self.store.conn, kind, tag.strip() if tag else None)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        assigned = self.paper_topics() if ids else {}
+        keys = ("topic_id", "topic", "subtopic_id", "subtopic")
+        return [
+            {
+                "paper": papers.get_paper(self.store.conn, pid),
+                "marks": self.marks(pid),
+                "topic": {k: assigned[pid][k] for k in keys} if pid in assigned else None,
+            }
+            for pid in ids
+        ]
+
     def tags(self) -> list[tuple[str, int]]:
         """Return every tag with the number of papers carrying it, most used first."""
         return marks.tag_counts(self.store.conn)
@@ -758,22 +941,28 @@ class Library:
             ranked = rank_by_preference(matrix, [row_of[p] for p in marked if p in row_of], limit)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        hits = [
-            _ranked_hit(
-                papers.get_paper(self.store.conn, paper_ids[row]), rank, score, "svm", [paper_ids[because]]
+        rows = papers.hit_rows(self.store.conn, [paper_ids[row] for row, _, _ in ranked])
+        return [
+            _hit(
+                rows[paper_ids[row]],
+                paper_ids[row],
+                rank,
+                score,
+                legs={"svm": {"rank": rank, "score": score}},
+                terms=[paper_ids[because]],
             )
             for rank, (row, score, because) in enumerate(ranked, start=1)
         ]
-        return hits
 
     def marks(self, paper_id: str) -> dict[str, Any]:
-        """Return ``{"starred": bool, "tags": [...], "note": str | None}`` for a paper."""
+        """Return ``{"starred": bool, "tags": [...], "note": str | None, "triage": str | None}``."""
         conn = self.store.conn
         pid = papers.resolve_paper_id(conn, paper_id)
         return {
             "starred": marks.is_starred(conn, pid),
             "tags": marks.tags_of(conn, pid),
             "note": marks.note_of(conn, pid),
+            "triage": marks.triage_of(conn, pid),
         }
 
     # -- topics and the map -----------------------------------------------------------------

@@ -16,8 +16,14 @@ class Source:
     line: int
     format: str = "text"
 
+    @property
+    def file_name(self) -> str:
+        """The file's name without its folders: what hits, pages and exports show of ``path``."""
+        return self.path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "format": self.format}
+        """Return ``{"path": file name, "line", "format"}``: no absolute local path leaves the machine."""
+        return {"path": self.file_name, "line": self.line, "format": self.format}
 
 
 @dataclass
@@ -126,6 +132,11 @@ class Hit:
 
     ``missing_vector`` is True when the paper has no embedding yet, so the dense leg could not
     see it (the search then ranks by BM25; ``paperscope embed`` fills the vectors).
+
+    The metadata a result card shows rides along, so a client needs no second call: ``title``
+    (None for title-less lists; ``label`` is then the card's label), ``venue``, ``year``,
+    ``authors``, ``decision``, ``area`` (the source's area, else the card's predicted one),
+    ``has_code`` and ``links`` (``{kind: url}``, see :func:`paperscope.links.paper_links`).
     """
 
     paper_id: str
@@ -137,13 +148,30 @@ class Hit:
     snippet: str = ""
     terms: list[str] = field(default_factory=list)
     missing_vector: bool = False
+    title: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    authors: list[str] = field(default_factory=list)
+    decision: str | None = None
+    area: str | None = None
+    has_code: bool = False
+    links: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """Return the JSON shape of a hit (``sources`` by file name, see :meth:`Source.to_dict`)."""
         return {
             "paper_id": self.paper_id,
             "rank": self.rank,
             "score": self.score,
             "label": self.label,
+            "title": self.title,
+            "venue": self.venue,
+            "year": self.year,
+            "authors": list(self.authors),
+            "decision": self.decision,
+            "area": self.area,
+            "has_code": self.has_code,
+            "links": dict(self.links),
             "sources": [s.to_dict() for s in self.sources],
             "legs": self.legs,
             "snippet": self.snippet,

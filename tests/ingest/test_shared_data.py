@@ -154,6 +154,6 @@ def test_reingesting_everything_adds_nothing_and_keeps_marks(everything, shared_
     assert (report.new, report.merged, report.failed) == (0, 0, [])
     assert report.present == report.read - len(report.skipped)
     assert {t: lib.store.count(t) for t in before} == before
-    assert lib.marks(starred) == {"starred": True, "tags": [], "note": None}
-    assert lib.marks(tagged) == {"starred": False, "tags": ["to-read"], "note": None}
+    assert lib.marks(starred) == {"starred": True, "tags": [], "note": None, "triage": None}
+    assert lib.marks(tagged) == {"starred": False, "tags": ["to-read"], "note": None, "triage": None}
     assert lib.marks(noted) == {"starred": False, "tags": [], "note": "compare with APM"}

@@ -81,10 +81,21 @@ def test_reingest_keeps_stars_tags_and_notes(icml_dir: Path, fresh_library: Libr
     fresh_library.star(ids[0])
     fresh_library.tag(ids[1], "to-read")
     fresh_library.set_note(ids[2], "compare with APM")
+    fresh_library.set_triage(ids[2], "maybe")
     fresh_library.ingest([icml_dir])
-    assert fresh_library.marks(ids[0]) == {"starred": True, "tags": [], "note": None}
-    assert fresh_library.marks(ids[1]) == {"starred": False, "tags": ["to-read"], "note": None}
-    assert fresh_library.marks(ids[2]) == {"starred": False, "tags": [], "note": "compare with APM"}
+    assert fresh_library.marks(ids[0]) == {"starred": True, "tags": [], "note": None, "triage": None}
+    assert fresh_library.marks(ids[1]) == {
+        "starred": False,
+        "tags": ["to-read"],
+        "note": None,
+        "triage": None,
+    }
+    assert fresh_library.marks(ids[2]) == {
+        "starred": False,
+        "tags": [],
+        "note": "compare with APM",
+        "triage": "maybe",
+    }
 
 
 def test_bad_file_is_reported_and_other_files_still_ingest(
@@ -139,7 +150,15 @@ def test_hit_rows_match_get_paper_on_titleless_papers_with_cards(icml_library: L
     for paper_id in ids:
         paper = papers.get_paper(conn, paper_id)
         assert paper.title is None and paper.card is not None
-        assert shown[paper_id] == (paper.card.label, paper.sources, None, paper.clean_text)
+        row = shown[paper_id]
+        assert (row.label, row.sources, row.title, row.clean_text) == (
+            paper.card.label,
+            paper.sources,
+            None,
+            paper.clean_text,
+        )
+        assert (row.venue, row.year, row.authors) == (paper.venue, paper.year, paper.authors)
+        assert row.has_code == bool(paper.card.code_urls)
         assert len(paper.sources) == 1
 
 

@@ -14,7 +14,14 @@ __all__ = [
     "note_of",
     "marked_ids",
     "tag_counts",
+    "TRIAGE_STATES",
+    "set_triage",
+    "triage_of",
+    "marked_in_order",
 ]
+
+#: The triage states a paper can be given (none: not triaged yet).
+TRIAGE_STATES = ("keep", "maybe", "reject")
 
 
 def set_star(conn: sqlite3.Connection, paper_id: str, starred: bool = True) -> None:
@@ -82,3 +89,60 @@ def tag_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
     """Return ``(tag, papers)`` pairs, most used first."""
     rows = conn.execute("SELECT tag, count(*) AS n FROM tags GROUP BY tag ORDER BY n DESC, tag")
     return [(r[0], int(r[1])) for r in rows]
+
+
+def set_triage(conn: sqlite3.Connection, paper_id: str, state: str | None) -> None:
+    """Set the triage state of a paper (one of :data:`TRIAGE_STATES`); None clears it.
+
+    Raises:
+        ValueError: ``state`` is not None and not one of :data:`TRIAGE_STATES`.
+    """
+    if state is None:
+        conn.execute("DELETE FROM triage WHERE paper_id = ?", (paper_id,))
+        return
+    if state not in TRIAGE_STATES:
+        raise ValueError(f"unknown triage state {state!r}; choose one of: {', '.join(TRIAGE_STATES)}")
+    conn.execute(
+        "INSERT INTO triage (paper_id, state) VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE"
+        " SET state = excluded.state, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",
+        (paper_id, state),
+    )
+
+
+def triage_of(conn: sqlite3.Connection, paper_id: str) -> str | None:
+    """Return the paper's triage state, or None when it has none."""
+    row = conn.execute("SELECT state FROM triage WHERE paper_id = ?", (paper_id,)).fetchone()
+    return row[0] if row else None
+
+
+#: kind -> SQL giving (paper_id, time stamp) of papers with that kind of mark.
+_MARKED_SQL = {
+    "starred": "SELECT paper_id, starred_at AS stamp FROM stars",
+    "tagged": "SELECT paper_id, added_at AS stamp FROM tags",
+    "noted": "SELECT paper_id, updated_at AS stamp FROM notes",
+    "triaged": "SELECT paper_id, updated_at AS stamp FROM triage",
+}
+
+
+def marked_in_order(conn: sqlite3.Connection, kind: str = "all", tag: str | None = None) -> list[str]:
+    """Return the ids of papers with a mark of ``kind``, most recently marked first.
+
+    Args:
+        conn: the library connection.
+        kind: ``"starred"``, ``"tagged"``, ``"noted"``, ``"triaged"`` or ``"all"`` (any of them).
+        tag: keep only papers with this tag (ignoring case).
+
+    Raises:
+        ValueError: ``kind`` is unknown.
+    """
+    if kind != "all" and kind not in _MARKED_SQL:
+        raise ValueError(f"unknown mark kind {kind!r}; choose one of: all, {', '.join(_MARKED_SQL)}")
+    parts = list(_MARKED_SQL.values()) if kind == "all" else [_MARKED_SQL[kind]]
+    sql = f"SELECT paper_id, max(stamp) AS t FROM ({' UNION ALL '.join(parts)})"
+    params: list[str] = []
+    where = ""
+    if tag is not None:
+        where = " WHERE paper_id IN (SELECT paper_id FROM tags WHERE lower(tag) = lower(?))"
+        params.append(tag)
+    rows = conn.execute(f"{sql}{where} GROUP BY paper_id ORDER BY t DESC, paper_id", params)
+    return [r[0] for r in rows]

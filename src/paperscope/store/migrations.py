@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["MIGRATIONS"]
 
 #: One SQL script per schema version; index i upgrades version i to i + 1. Never edit a shipped
-#: script: add a new one. User tables (stars, tags, notes) are created here and never dropped.
+#: script: add a new one. User tables (stars, tags, notes, triage) are created here and never dropped.
 MIGRATIONS: list[str] = [
     """
     CREATE TABLE papers (
@@ -137,5 +137,13 @@ MIGRATIONS: list[str] = [
     BEGIN
         UPDATE library_state SET value = value + 1 WHERE key = 'generation';
     END;
+    """,
+    # 5: the triage state of a paper (keep / maybe / reject), the user's own data like stars.
+    """
+    CREATE TABLE triage (
+        paper_id   TEXT PRIMARY KEY,
+        state      TEXT NOT NULL CHECK (state IN ('keep', 'maybe', 'reject')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
     """,
 ]

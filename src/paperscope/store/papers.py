@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from ..errors import InputError, NotFound
 from ..models import Card, Paper, Source
@@ -18,6 +19,7 @@ __all__ = [
     "papers_needing_cards",
     "get_paper",
     "hit_rows",
+    "HitRow",
     "iter_papers",
     "resolve_paper_id",
     "update_paper_fields",
@@ -257,18 +259,35 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
     return _paper_from_row(row, sources, _card_from_json(card_row["data"]) if card_row else None)
 
 
-def hit_rows(
-    conn: sqlite3.Connection, paper_ids: list[str]
-) -> dict[str, tuple[str, list[Source], str | None, str]]:
-    """Return ``paper_id -> (label, sources, title, clean_text)`` for the listed papers that exist.
+class HitRow(NamedTuple):
+    """What a search hit shows of one paper (the texts feed its snippet and matched terms)."""
 
-    What a search hit shows (the texts feed its snippet and matched terms).
+    label: str
+    sources: list[Source]
+    title: str | None
+    clean_text: str
+    venue: str | None
+    year: int | None
+    authors: list[str]
+    decision: str | None
+    area: str | None
+    has_code: bool
+    links: dict[str, str]
 
-    The label is :attr:`Paper.label` (title, else the card's label, else the first words).
-    Three queries for all the ids together, reading only the columns a hit needs; calling
-    :func:`get_paper` per hit read each whole row, its JSON fields and card (~0.1 ms a hit).
+
+def hit_rows(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, HitRow]:
+    """Return ``paper_id -> HitRow`` for the listed papers that exist.
+
+    The label is :attr:`Paper.label` (title, else the card's label, else the first words);
+    ``area`` is the card's area label (the source's own area when the record had one, else the
+    predicted one), else the source area; ``links`` come from
+    :func:`paperscope.links.paper_links`. Three queries for all the ids together, reading only
+    the columns and card fields a hit needs; calling :func:`get_paper` per hit read each whole
+    row, its JSON fields and card (~0.1 ms a hit).
     """
-    out: dict[str, tuple[str, list[Source], str | None, str]] = {}
+    from ..links import paper_links
+
+    out: dict[str, HitRow] = {}
     for start in range(0, len(paper_ids), _CHUNK):
         chunk = paper_ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -278,15 +297,42 @@ def hit_rows(
             chunk,
         ):
             sources.setdefault(r[0], []).append(Source(r[1], r[2], r[3]))
-        card_labels = dict(
-            conn.execute(f"SELECT paper_id, label FROM cards WHERE paper_id IN ({marks})", chunk).fetchall()
-        )
-        for paper_id, title, clean_text in conn.execute(
-            f"SELECT paper_id, title, clean_text FROM papers WHERE paper_id IN ({marks})", chunk
+        cards = {
+            r[0]: r[1:]
+            for r in conn.execute(
+                "SELECT paper_id, label, json_extract(data, '$.area.label'),"
+                " json_extract(data, '$.code_urls'), json_extract(data, '$.project_urls')"
+                f" FROM cards WHERE paper_id IN ({marks})",
+                chunk,
+            )
+        }
+        for r in conn.execute(
+            "SELECT paper_id, title, clean_text, venue, year, authors, decision, source_area, urls,"
+            f" external_ids FROM papers WHERE paper_id IN ({marks})",
+            chunk,
         ):
-            label = card_labels.get(paper_id)
+            paper_id, title, clean_text = r[0], r[1], r[2]
+            label, card_area, code_json, project_json = cards.get(paper_id, (None, None, None, None))
+            code_urls = json.loads(code_json) if code_json else []
             paper = Paper(paper_id, "", clean_text, title, card=None if label is None else Card(label=label))
-            out[paper_id] = (paper.label, sources.get(paper_id, []), title, clean_text)
+            out[paper_id] = HitRow(
+                label=paper.label,
+                sources=sources.get(paper_id, []),
+                title=title,
+                clean_text=clean_text,
+                venue=r[3],
+                year=r[4],
+                authors=json.loads(r[5]),
+                decision=r[6],
+                area=card_area or r[7],
+                has_code=bool(code_urls),
+                links=paper_links(
+                    json.loads(r[8]),
+                    json.loads(r[9]),
+                    code_urls,
+                    json.loads(project_json) if project_json else [],
+                ),
+            )
     return out
 
 

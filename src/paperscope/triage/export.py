@@ -62,7 +62,7 @@ def _csv(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
                 paper.decision or "",
                 "; ".join(card.method_names) if card else "",
                 " ".join(card.code_urls) if card else "",
-                "; ".join(f"{s.path}:{s.line}" for s in paper.sources),
+                "; ".join(f"{s.file_name}:{s.line}" for s in paper.sources),
                 topic["topic"] if topic else "",
                 "yes" if marks["starred"] else "",
                 "; ".join(marks["tags"]),
