@@ -1,23 +1,36 @@
-"""The FastAPI application factory: one success envelope, one error shape, static UI."""
+"""The FastAPI application factory: the JSON API, the pages, one envelope and one error shape.
+
+Requests run concurrently: each checks a Library out of a pool opened on the same SQLite file
+(:mod:`paperscope.web.pool`), and ingest runs as a background job (:mod:`paperscope.web.jobs`),
+so a slow request (a topic fit, an upload being embedded) never holds up searches, page views
+or marks. Every JSON answer is ``{"ok": true, "data": ..., "notice": ...}`` or
+``{"ok": false, "error": str, "status": int}`` (:mod:`paperscope.web.schemas`); the OpenAPI
+schema is at ``/openapi.json`` and a readable list of the routes at ``/api/docs``.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable
+import html
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .. import __version__
 from ..errors import InputError, NotFound, PaperscopeError
 from ..library import Library
-from .api import marks, papers, search, topics
+from .api import export, ingest, marks, papers, search, topics
+from .jobs import MAX_UPLOAD_BYTES, IngestJobs, uploads_dir_for
 from .pages import router as pages_router
-from .security import install_security
+from .pool import DEFAULT_POOL_SIZE, LibraryPool
+from .security import BodyTooLarge, install_body_limit, install_security
 
 __all__ = ["create_app", "error_body"]
 
@@ -29,7 +42,14 @@ def error_body(message: str, status: int) -> dict[str, Any]:
     return {"ok": False, "error": message, "status": status}
 
 
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse(error_body(message, status), status_code=status)
+
+
 def _status_for(exc: PaperscopeError) -> int:
+    status = getattr(exc, "http_status", None)
+    if isinstance(status, int):
+        return status
     if isinstance(exc, NotFound):
         return 404
     if isinstance(exc, InputError):
@@ -38,51 +58,125 @@ def _status_for(exc: PaperscopeError) -> int:
 
 
 def create_app(
-    library: Library, token: str | None = None, allowed_hosts: Iterable[str] | None = None
+    library: Library,
+    token: str | None = None,
+    allowed_hosts: Iterable[str] | None = None,
+    *,
+    pool_size: int = DEFAULT_POOL_SIZE,
+    max_upload_bytes: int = MAX_UPLOAD_BYTES,
+    uploads_dir: str | Path | None = None,
 ) -> FastAPI:
-    """Return the web app serving ``library``: ``/api/...`` JSON routes and the UI at ``/``.
+    """Return the web app serving ``library``: ``/api/...`` JSON routes and the pages.
 
-    Library calls are serialised with a lock: the SQLite connection is shared by the
-    worker threads that FastAPI runs synchronous routes on. ``token`` and ``allowed_hosts``
-    are the checks of :func:`paperscope.web.security.install_security` (security headers and
-    same-origin writes always apply).
+    Args:
+        library: the library to serve; the caller keeps owning (and closes) it. More
+            instances on the same file are opened as requests need them, up to ``pool_size``
+            (a ``:memory:`` library or one given an Embedder object is served alone).
+        token: when set, every request must carry it (see :mod:`paperscope.web.security`).
+        allowed_hosts: host names the server answers to (DNS rebinding); None skips that check.
+        pool_size: Library instances open at most (``PAPERSCOPE_WEB_POOL``, default 4).
+        max_upload_bytes: the largest ``POST /api/ingest`` body (default 50 MiB,
+            ``PAPERSCOPE_MAX_UPLOAD_MB``); every other body may have 1 MiB.
+        uploads_dir: where uploads are stored; default ``NAME.uploads`` beside ``NAME.db``.
     """
-    app = FastAPI(title="paperscope", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    pool = LibraryPool(library, size=pool_size)
+    jobs = IngestJobs(pool, Path(uploads_dir) if uploads_dir else uploads_dir_for(pool.db_path))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            jobs.close()
+            pool.close()
+
+    app = FastAPI(
+        title="paperscope",
+        version=__version__,
+        summary="Search, read and triage a library of papers: the JSON API beside the pages.",
+        docs_url=None,  # Swagger UI loads its script from a CDN and inlines more: /api/docs lists the routes
+        redoc_url=None,
+        openapi_url="/openapi.json",
+        lifespan=lifespan,
+    )
     app.state.library = library
-    app.state.lock = threading.Lock()
+    app.state.pool = pool
+    app.state.jobs = jobs
+    app.state.max_upload_bytes = max_upload_bytes
 
     @app.exception_handler(PaperscopeError)
     async def _paperscope_error(request: Request, exc: PaperscopeError) -> JSONResponse:
-        status = _status_for(exc)
-        return JSONResponse(error_body(str(exc), status), status_code=status)
+        return _error(str(exc), _status_for(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         parts = []
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "body", "path"))
-            parts.append(f"{where}: {err.get('msg', 'invalid')}")
-        return JSONResponse(error_body("; ".join(parts) or "invalid request", 400), status_code=400)
+            parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
+        return _error("; ".join(parts) or "invalid request", 400)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse(error_body(str(exc.detail), exc.status_code), status_code=exc.status_code)
+        return _error(str(exc.detail), exc.status_code)
+
+    @app.exception_handler(BodyTooLarge)
+    async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
+        return _error(str(exc), 413)
+
+    @app.exception_handler(UnicodeError)
+    async def _not_text(request: Request, exc: UnicodeError) -> JSONResponse:
+        return _error("the request holds text that is not valid Unicode (a lone surrogate?)", 400)
+
+    @app.exception_handler(sqlite3.OperationalError)
+    async def _locked(request: Request, exc: sqlite3.OperationalError) -> JSONResponse:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return _error("the library is busy with a long write (an ingest); try again in a moment", 503)
+        return _error(f"internal error: {type(exc).__name__}", 500)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(error_body(f"internal error: {type(exc).__name__}", 500), status_code=500)
+        return _error(f"internal error: {type(exc).__name__}", 500)
 
+    # The security middleware is added last, so it runs first and its headers reach every answer.
+    install_body_limit(app, limits={"/api/ingest": max_upload_bytes})
     install_security(app, token=token, allowed_hosts=allowed_hosts)
 
-    for module in (search, papers, marks, topics):
+    for module in (search, papers, marks, export, ingest, topics):
         app.include_router(module.router, prefix="/api")
     app.include_router(topics.page_router)
 
+    @app.get("/api/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """List the routes of /openapi.json as a plain page (no script: the CSP forbids remote ones)."""
+        return HTMLResponse(_docs_page(app.openapi()))
+
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:  # replaced by the search page of .pages
-        return FileResponse(STATIC_DIR / "index.html")
-
     return app
+
+
+def _docs_page(schema: dict[str, Any]) -> str:
+    """Return an HTML page listing every route of ``schema``: method, path, summary, parameters."""
+    esc = html.escape
+    rows = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            params = ", ".join(
+                f"{p['name']}{'' if p.get('required') else '?'}" for p in op.get("parameters", [])
+            )
+            doc = (op.get("description") or op.get("summary") or "").strip()
+            rows.append(
+                f"<tr><td><code>{esc(method.upper())}</code></td><td><code>{esc(path)}</code></td>"
+                f"<td><code>{esc(params)}</code></td><td><pre>{esc(doc)}</pre></td></tr>"
+            )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>paperscope API</title>'
+        '<link rel="stylesheet" href="/static/style.css"></head><body><main>'
+        f"<h1>paperscope API {esc(str(schema.get('info', {}).get('version', '')))}</h1>"
+        '<p>Every answer is <code>{"ok": true, "data": …, "notice": …}</code> or '
+        '<code>{"ok": false, "error": "…", "status": 400}</code>. The machine-readable schema is '
+        '<a href="/openapi.json">/openapi.json</a>.</p>'
+        "<table><thead><tr><th>method</th><th>path</th><th>query</th><th>what</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></main></body></html>"
+    )

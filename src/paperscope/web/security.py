@@ -10,18 +10,32 @@
 - With a token (required by ``paperscope serve`` for a non-loopback ``--host``), every request
   must carry it: ``Authorization: Bearer TOKEN``, or the cookie that opening ``/?token=TOKEN``
   once sets (HttpOnly, SameSite=Strict), so a browser can use the pages.
+- A request body larger than its route's limit (``MAX_BODY_BYTES``, 1 MiB, for JSON bodies; the
+  upload limit for ``POST /api/ingest``) is refused with a 413 in the JSON error shape, from its
+  ``Content-Length`` before it is read, or while it streams when it has none.
 """
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 
-__all__ = ["install_security", "CSP", "MAP_CSP", "LOOPBACK_HOSTS", "TOKEN_COOKIE", "is_loopback"]
+__all__ = [
+    "install_security",
+    "install_body_limit",
+    "BodyTooLarge",
+    "CSP",
+    "MAP_CSP",
+    "LOOPBACK_HOSTS",
+    "TOKEN_COOKIE",
+    "MAX_BODY_BYTES",
+    "is_loopback",
+]
 
 #: The policy of every page and API response (OWASP's "strict" baseline, self-hosted assets only).
 CSP = (
@@ -36,6 +50,22 @@ MAP_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 TOKEN_COOKIE = "paperscope_token"
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: Bytes a request body may have on routes without a limit of their own (a note is text).
+MAX_BODY_BYTES = 1024 * 1024
+
+
+class BodyTooLarge(Exception):
+    """A request body went past its route's limit while it was read (the app answers 413)."""
+
+    def __init__(self, limit_bytes: int):
+        super().__init__(f"the request body is larger than the limit of {_size(limit_bytes)}")
+        self.limit_bytes = limit_bytes
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes >= 1024 * 1024 and size_bytes % (1024 * 1024) == 0:
+        return f"{size_bytes // (1024 * 1024)} MiB"
+    return f"{size_bytes:,} bytes"
 
 
 def is_loopback(host: str) -> bool:
@@ -99,3 +129,47 @@ def _has_token(request: Request, token: str) -> bool:
     given = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
     given = given or request.cookies.get(TOKEN_COOKIE, "")
     return bool(given) and hmac.compare_digest(given, token)
+
+
+def install_body_limit(
+    app: FastAPI, limits: dict[str, int] | None = None, default_bytes: int = MAX_BODY_BYTES
+) -> None:
+    """Refuse request bodies over a limit with a 413 in the JSON error shape.
+
+    Args:
+        app: the app to protect; an ``exception_handler`` for :class:`BodyTooLarge` turns a body
+            that grows past its limit while a route reads it into the 413.
+        limits: path → bytes for routes with a limit of their own (uploads).
+        default_bytes: the limit of every other route.
+    """
+    limits = dict(limits or {})
+
+    class _BodyLimit:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] != "http":
+                await self.inner(scope, receive, send)
+                return
+            limit = limits.get(scope["path"], default_bytes)
+            declared = dict(scope.get("headers") or ()).get(b"content-length")
+            if declared is not None and (not declared.isdigit() or int(declared) > limit):
+                message = str(BodyTooLarge(limit)) if declared.isdigit() else "a bad Content-Length header"
+                status = 413 if declared.isdigit() else 400
+                await _error(message, status)(scope, receive, send)
+                return
+            received = 0
+
+            async def limited_receive() -> Any:
+                nonlocal received
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > limit:
+                        raise BodyTooLarge(limit)
+                return message
+
+            await self.inner(scope, limited_receive, send)
+
+    app.add_middleware(_BodyLimit)

@@ -1,4 +1,4 @@
-"""Shared helpers for route modules: the library under its lock, and the success envelope."""
+"""Shared helpers for route modules: a pooled Library per request, the envelope, strict queries."""
 
 from __future__ import annotations
 
@@ -8,18 +8,64 @@ from typing import Any
 
 from fastapi import Request
 
+from ...errors import InputError, PaperscopeError
 from ...library import Library
 
-__all__ = ["library_of", "ok"]
+__all__ = ["library_of", "ok", "reject_unknown_query", "ServerBusy"]
+
+
+class ServerBusy(PaperscopeError):
+    """A request the server cannot answer now (it would first need long work a job does): 503."""
+
+    http_status = 503
 
 
 @contextlib.contextmanager
 def library_of(request: Request) -> Iterator[Library]:
-    """Yield the app's Library while holding its lock."""
-    with request.app.state.lock:
-        yield request.app.state.library
+    """Yield a Library checked out of the app's pool for this request only.
+
+    Other requests run meanwhile on other instances of the same file (see
+    :class:`paperscope.web.pool.LibraryPool`). Never keep the Library, or an iterator reading
+    from it, beyond the ``with`` block: another request gets it next.
+
+    Raises:
+        PoolBusy: every instance stayed busy for the pool's timeout (a 503).
+    """
+    with request.app.state.pool.checkout() as library:
+        yield library
 
 
-def ok(data: Any) -> dict[str, Any]:
-    """Return the success envelope ``{"ok": true, "data": ...}``."""
-    return {"ok": True, "data": data}
+def ok(data: Any, notice: str | None = None) -> dict[str, Any]:
+    """Return the success envelope ``{"ok": true, "data": ...}``, with ``"notice"`` when given."""
+    body: dict[str, Any] = {"ok": True, "data": data}
+    if notice:
+        body["notice"] = notice
+    return body
+
+
+def reject_unknown_query(request: Request) -> None:
+    """Refuse query parameters the matched route does not take (a 400 naming them).
+
+    A misspelt filter (``?yaer=2026``) would otherwise be ignored silently and the client
+    would read unfiltered results as filtered ones. Use as a router dependency.
+
+    Raises:
+        InputError: a parameter is unknown; the message lists them and the accepted ones.
+    """
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = {p.alias for p in _query_params(dependant)}
+    unknown = sorted({k for k in request.query_params if k not in known})
+    if unknown:
+        raise InputError(
+            f"unknown query parameter{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)};"
+            f" this route takes: {', '.join(sorted(known)) or 'none'}"
+        )
+
+
+def _query_params(dependant: Any) -> Iterator[Any]:
+    yield from dependant.query_params
+    for sub in dependant.dependencies:
+        yield from _query_params(sub)

@@ -1,58 +1,124 @@
-"""Stars, tags and notes: PUT/DELETE /api/papers/{paper_id}/star, /tags/{tag}, PUT /note."""
+"""The user's marks: stars, tags, notes and triage, and the reading list they make.
+
+Writes (each returns the paper's marks ``{"starred", "tags", "note", "triage"}``):
+PUT/DELETE ``/api/papers/{paper_id}/star``, PUT/DELETE ``/api/papers/{paper_id}/tags/{tag}``,
+PUT ``/api/papers/{paper_id}/note`` ``{"body": str}`` (empty deletes it), PUT
+``/api/papers/{paper_id}/triage`` ``{"state": "keep" | "maybe" | "reject" | null}``.
+Reads: GET ``/api/marks?kind=…&tag=…`` (the reading list) and GET ``/api/tags``.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field, field_validator
 
-from .deps import library_of, ok
+from ..schemas import ERROR_RESPONSES, Envelope, MarksModel, ReadingListItem, TagCount
+from .deps import library_of, ok, reject_unknown_query
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["marks"])
+
+#: Characters a note may have (a note is a paragraph or a page, not a file).
+MAX_NOTE_CHARS = 100_000
+
+
+def _encodable(value: str) -> str:
+    """Refuse text that cannot be stored as UTF-8 (a lone surrogate, sent as a JSON escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            "holds a lone surrogate (an invalid \\ud800-\\udfff escape), which is not text"
+        ) from None
+    return value
 
 
 class NoteBody(BaseModel):
-    """Request body of PUT /note."""
+    """Request body of PUT /note: the whole note (an empty body deletes it)."""
 
-    body: str
+    body: str = Field(max_length=MAX_NOTE_CHARS)
+
+    _check = field_validator("body")(_encodable)
 
 
-@router.put("/papers/{paper_id}/star")
+class TriageBody(BaseModel):
+    """Request body of PUT /triage: a state, or null to clear it."""
+
+    state: Literal["keep", "maybe", "reject"] | None
+
+
+@router.put("/papers/{paper_id}/star", response_model=Envelope[MarksModel])
 def star(request: Request, paper_id: str) -> dict[str, Any]:
-    """Star a paper; returns its marks."""
+    """Star a paper; returns its marks. Errors: 404 no such paper."""
     with library_of(request) as lib:
         lib.star(paper_id, True)
         return ok(lib.marks(paper_id))
 
 
-@router.delete("/papers/{paper_id}/star")
+@router.delete("/papers/{paper_id}/star", response_model=Envelope[MarksModel])
 def unstar(request: Request, paper_id: str) -> dict[str, Any]:
-    """Unstar a paper; returns its marks."""
+    """Unstar a paper; returns its marks. Errors: 404 no such paper."""
     with library_of(request) as lib:
         lib.star(paper_id, False)
         return ok(lib.marks(paper_id))
 
 
-@router.put("/papers/{paper_id}/tags/{tag}")
+@router.put("/papers/{paper_id}/tags/{tag}", response_model=Envelope[MarksModel])
 def add_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
-    """Add a tag; returns the paper's marks."""
+    """Add a tag (spaces around it are dropped); returns the paper's marks. Errors: 400 empty tag."""
     with library_of(request) as lib:
         lib.tag(paper_id, tag)
         return ok(lib.marks(paper_id))
 
 
-@router.delete("/papers/{paper_id}/tags/{tag}")
+@router.delete("/papers/{paper_id}/tags/{tag}", response_model=Envelope[MarksModel])
 def remove_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
-    """Remove a tag; returns the paper's marks."""
+    """Remove a tag (no error when it is not there); returns the paper's marks."""
     with library_of(request) as lib:
         lib.untag(paper_id, tag)
         return ok(lib.marks(paper_id))
 
 
-@router.put("/papers/{paper_id}/note")
+@router.put("/papers/{paper_id}/note", response_model=Envelope[MarksModel])
 def set_note(request: Request, paper_id: str, note: NoteBody) -> dict[str, Any]:
-    """Set the note (an empty body deletes it); returns the paper's marks."""
+    """Set the note (an empty body deletes it); returns the paper's marks.
+
+    Errors: 400 a body that is not ``{"body": str}``, over MAX_NOTE_CHARS, or not text (a lone
+    surrogate); 413 a request body over 1 MiB.
+    """
     with library_of(request) as lib:
         lib.set_note(paper_id, note.body)
         return ok(lib.marks(paper_id))
+
+
+@router.put("/papers/{paper_id}/triage", response_model=Envelope[MarksModel])
+def set_triage(request: Request, paper_id: str, triage: TriageBody) -> dict[str, Any]:
+    """Set the triage state (keep, maybe, reject; null clears it); returns the paper's marks."""
+    with library_of(request) as lib:
+        lib.set_triage(paper_id, triage.state)
+        return ok(lib.marks(paper_id))
+
+
+@router.get("/marks", response_model=Envelope[list[ReadingListItem]])
+def reading_list(
+    request: Request,
+    kind: Annotated[
+        Literal["all", "starred", "tagged", "noted", "triaged"], Query(description="which marks count")
+    ] = "all",
+    tag: Annotated[str | None, Query(max_length=200, description="only papers with this tag")] = None,
+) -> dict[str, Any]:
+    """Return the marked papers, most recently marked first: ``[{"paper", "marks", "topic"}]``.
+
+    ``kind=all`` lists papers with any mark; ``tag`` keeps papers with that tag (ignoring case).
+    """
+    with library_of(request) as lib:
+        items = lib.reading_list(kind=kind, tag=tag or None)
+        return ok([{**item, "paper": item["paper"].to_dict()} for item in items])
+
+
+@router.get("/tags", response_model=Envelope[list[TagCount]])
+def tags(request: Request) -> dict[str, Any]:
+    """Return every tag with the number of papers carrying it, most used first."""
+    with library_of(request) as lib:
+        return ok([{"tag": tag, "count": count} for tag, count in lib.tags()])

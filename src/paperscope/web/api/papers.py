@@ -1,26 +1,36 @@
-"""GET /api/papers/{paper_id} and GET /api/stats."""
+"""GET /api/papers/{paper_id} (one paper, its card and marks) and GET /api/stats (library counts)."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 
-from .deps import library_of, ok
+from ..schemas import ERROR_RESPONSES, Envelope, PaperWithMarks, StatsModel
+from .deps import library_of, ok, reject_unknown_query
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["papers"])
 
 
-@router.get("/papers/{paper_id}")
+@router.get("/papers/{paper_id}", response_model=Envelope[PaperWithMarks])
 def get_paper(request: Request, paper_id: str) -> dict[str, Any]:
-    """Return one paper with its card, provenance and the user's marks."""
+    """Return one paper with its card, provenance (file names) and the user's marks.
+
+    ``paper_id`` may be a unique prefix (4+ hex digits). Errors: 404 no such paper, 400 a
+    malformed or ambiguous id.
+    """
     with library_of(request) as lib:
         paper = lib.get(paper_id)
         return ok({**paper.to_dict(), "marks": lib.marks(paper.paper_id)})
 
 
-@router.get("/stats")
+@router.get("/stats", response_model=Envelope[StatsModel])
 def stats(request: Request) -> dict[str, Any]:
-    """Return the library counts (papers, sources, cards, stars, tags, notes, venues)."""
+    """Return the library counts (papers, sources, cards, marks, vectors, topics, per venue and year).
+
+    ``db`` is the database file's name only: no local folder leaves the server.
+    """
     with library_of(request) as lib:
-        return ok(lib.stats())
+        data = lib.stats()
+        return ok({**data, "db": PurePath(str(data["db"])).name})

@@ -1,63 +1,204 @@
-"""GET /api/search: ranked hits for a query."""
+"""Search, browse, facets, related and recommended papers: the read routes that rank papers.
+
+- ``GET /api/search?q=…`` ranked hits (``data`` is the list of hits, ``offset`` pages it);
+- ``GET /api/browse`` the library (or the filtered part of it) in a chosen order;
+- ``GET /api/facets?q=…`` facet counts of a result set (the best ``FACET_POOL`` hits of ``q``,
+  or every paper that passes the filters when ``q`` is empty), kept apart from the search so
+  the hits stay a plain list and a client that shows no facets pays nothing for them;
+- ``GET /api/related/{paper_id}`` and ``GET /api/recommend``.
+
+Every filter is the same query parameter on search, browse and facets (see :class:`Filters`);
+an unknown parameter is a 400 that names it. A search never embeds papers: while some lack a
+vector (an ingest job is embedding them), it answers from BM25 and ``notice`` says so. Queries
+longer than the library's ``MAX_QUERY_TERMS`` terms / ``MAX_QUERY_CHARS`` characters are cut
+before any work, and ``notice`` says so too.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Query, Request
 
-from .deps import library_of, ok
+from ...errors import InputError, NotFound
+from ...library import MAX_LIMIT, Library
+from ..schemas import ERROR_RESPONSES, BrowseModel, Envelope, FacetValue, HitModel
+from .deps import ServerBusy, library_of, ok, reject_unknown_query
 
-router = APIRouter()
+router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["search"])
+
+#: Hits a query's facets are counted over (the search page counts the same pool).
+FACET_POOL = 200
+#: ``offset + limit`` of one search answer at most (the library ranks at most MAX_LIMIT hits).
+MAX_OFFSET = 100_000
 
 
-@router.get("/search")
+class Filters:
+    """The filters of search, browse and facets, read from the query string.
+
+    Text filters match case-insensitively (venue exactly; decision, source_area and area as
+    substrings; dataset as a whole dataset name; tag exactly); ``topic`` is a topic id of
+    ``/api/topics``; ``starred`` and ``has_code`` take true/false (or 1/0).
+    """
+
+    def __init__(
+        self,
+        venue: Annotated[str | None, Query(max_length=200)] = None,
+        year: Annotated[int | None, Query(description="1..9999")] = None,
+        decision: Annotated[str | None, Query(max_length=200)] = None,
+        source_area: Annotated[str | None, Query(max_length=200)] = None,
+        area: Annotated[str | None, Query(max_length=200)] = None,
+        has_code: bool | None = None,
+        dataset: Annotated[str | None, Query(max_length=200)] = None,
+        contribution: Annotated[str | None, Query(max_length=100)] = None,
+        topic: Annotated[int | None, Query(ge=-1, le=10**6)] = None,
+        starred: bool | None = None,
+        tag: Annotated[str | None, Query(max_length=200)] = None,
+    ):
+        given = {
+            "venue": venue,
+            "year": year,
+            "decision": decision,
+            "source_area": source_area,
+            "area": area,
+            "has_code": has_code,
+            "dataset": dataset,
+            "contribution": contribution,
+            "topic": topic,
+            "starred": starred,
+            "tag": tag,
+        }
+        if year is not None and not 1 <= year <= 9999:
+            raise InputError(f"year must be a whole number from 1 to 9999, got {year}")
+        #: The filters given, as keyword arguments of Library.search / browse.
+        self.kwargs = {k: v for k, v in given.items() if v is not None and v != ""}
+
+
+FilterParams = Annotated[Filters, Depends()]
+Limit = Annotated[int, Query(description=f"1..{MAX_LIMIT} hits")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="hits to skip")]
+
+
+def _search(lib: Library, q: str, limit: int, mode: str, filters: Filters) -> list[Any]:
+    try:
+        return lib.search(q, limit=limit, mode=mode, **filters.kwargs)
+    except NotFound as exc:  # an unknown topic id is a bad filter, not a missing resource
+        raise InputError(str(exc)) from None
+
+
+@router.get("/search", response_model=Envelope[list[HitModel]])
 def search(
     request: Request,
-    q: str = "",
-    limit: int = 10,
-    mode: str = "hybrid",
-    venue: str | None = None,
-    year: int | None = None,
-    decision: str | None = None,
-    source_area: str | None = None,
-    area: str | None = None,
-    has_code: bool | None = None,
-    dataset: str | None = None,
-    contribution: str | None = None,
-    topic: int | None = None,
+    filters: FilterParams,
+    q: Annotated[
+        str, Query(description="words, a phrase, or Chinese; cut to the library's MAX_QUERY_*")
+    ] = "",
+    limit: Limit = 10,
+    offset: Offset = 0,
+    mode: Annotated[str, Query(description="hybrid, bm25 or dense")] = "hybrid",
 ) -> dict[str, Any]:
-    """Return ``{"ok": true, "data": [hit, ...]}``, filtered as :meth:`Library.search` documents.
+    """Return the hits of ``q``, best first: ``{"ok": true, "data": [hit, ...], "notice": ...}``.
 
-    An empty ``q``, a bad ``limit``, ``mode`` or ``contribution`` is a 400.
+    ``offset`` skips the best hits (``offset + limit`` at most MAX_LIMIT); ranks count over
+    the whole ordering. ``notice`` says when the query was cut or the answer is BM25 only.
+
+    Errors (400): an empty ``q``; ``limit`` not in 1..MAX_LIMIT; an unknown ``mode``,
+    ``contribution`` or topic; ``year`` not in 1..9999; an unknown query parameter.
+    """
+    if offset and not (1 <= limit and offset + limit <= MAX_LIMIT):
+        raise InputError(f"offset + limit must be from 1 to {MAX_LIMIT}, got {offset} + {limit}")
+    with library_of(request) as lib:
+        hits = _search(lib, q, offset + limit, mode, filters)
+        return ok([hit.to_dict() for hit in hits[offset:]], lib.search_notice)
+
+
+@router.get("/browse", response_model=Envelope[BrowseModel])
+def browse(
+    request: Request,
+    filters: FilterParams,
+    sort: Annotated[str, Query(description="added, title, year or venue")] = "added",
+    descending: bool = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """Return one page of the library in ``sort`` order: ``{"total", "offset", "hits"}``.
+
+    ``total`` counts every paper that passes the filters; hits have ``score`` 0 and ranks
+    counted over the whole ordering. Errors (400): an unknown sort, a bad number or filter.
     """
     with library_of(request) as lib:
-        hits = lib.search(
-            q,
-            limit=limit,
-            mode=mode,
-            venue=venue,
-            year=year,
-            decision=decision,
-            source_area=source_area,
-            has_code=has_code,
-            topic=topic,
-            dataset=dataset,
-            contribution=contribution,
-            area=area,
-        )
-        return ok([hit.to_dict() for hit in hits])
+        try:
+            total, hits = lib.browse(
+                sort=sort, descending=descending, offset=offset, limit=limit, **filters.kwargs
+            )
+        except NotFound as exc:
+            raise InputError(str(exc)) from None
+        return ok({"total": total, "offset": offset, "hits": [h.to_dict() for h in hits]})
 
 
-@router.get("/related/{paper_id}")
-def related(request: Request, paper_id: str, limit: int = 10) -> dict[str, Any]:
-    """Return the papers nearest to ``paper_id`` (never itself or its duplicates)."""
+def _filtered_ids(lib: Library, filters: Filters) -> list[str]:
+    """Return the paper_ids that pass the filters (every paper when none is given)."""
+    ids: list[str] = []
+    while True:
+        total, page = lib.browse(offset=len(ids), limit=MAX_LIMIT, **filters.kwargs)
+        ids.extend(h.paper_id for h in page)
+        if not page or len(ids) >= total:
+            return ids
+
+
+@router.get("/facets", response_model=Envelope[dict[str, list[FacetValue]]])
+def facets(
+    request: Request,
+    filters: FilterParams,
+    q: Annotated[str, Query(description="empty: facets of the browsed (filtered) library")] = "",
+    mode: str = "hybrid",
+) -> dict[str, Any]:
+    """Return facet counts: ``{facet: [{"value", "label", "count"}, ...]}``, most common first.
+
+    Facets: venue, year, area, topic, contribution, dataset, has_code, decision, starred, tag;
+    each ``value`` is what the filter of the same name takes. With ``q`` the counts are over
+    its best FACET_POOL (200) hits, as the search page shows them; without, over every paper
+    that passes the filters. Errors as for /api/search.
+    """
     with library_of(request) as lib:
-        return ok([hit.to_dict() for hit in lib.related(paper_id, limit=limit)])
+        notice = None
+        if q.strip():
+            ids = [h.paper_id for h in _search(lib, q, FACET_POOL, mode, filters)]
+            notice = lib.search_notice
+        else:
+            try:
+                ids = _filtered_ids(lib, filters)
+            except NotFound as exc:
+                raise InputError(str(exc)) from None
+        return ok(lib.facet_counts(ids), notice)
 
 
-@router.get("/recommend")
-def recommend(request: Request, limit: int = 10, tag: str | None = None) -> dict[str, Any]:
-    """Return papers like the starred (or ``tag``-ged) ones; a 400 when none is marked."""
+@router.get("/related/{paper_id}", response_model=Envelope[list[HitModel]])
+def related(request: Request, paper_id: str, limit: Limit = 10) -> dict[str, Any]:
+    """Return the papers nearest to ``paper_id`` (never itself or its duplicates).
+
+    ``terms`` of each hit lists the rarest words the two papers share. BM25 alone (with a
+    ``notice``) while vectors are missing. Errors: 404 unknown paper, 400 bad ``limit``.
+    """
     with library_of(request) as lib:
+        hits = lib.related(paper_id, limit=limit)
+        return ok([hit.to_dict() for hit in hits], lib.search_notice)
+
+
+@router.get("/recommend", response_model=Envelope[list[HitModel]])
+def recommend(
+    request: Request, limit: Limit = 10, tag: Annotated[str | None, Query(max_length=200)] = None
+) -> dict[str, Any]:
+    """Return unmarked papers like the starred (or ``tag``-ged) ones.
+
+    Errors: 400 when no paper is marked; 503 while papers lack a vector (an ingest job is
+    embedding them: a GET never embeds).
+    """
+    with library_of(request) as lib:
+        missing = lib.missing_vectors()
+        if missing:
+            raise ServerBusy(
+                f"{missing:,} papers have no embedding yet, so there is nothing to recommend from;"
+                " wait for the ingest job (or run `paperscope embed`)"
+            )
         return ok([hit.to_dict() for hit in lib.recommend(limit=limit, tag=tag)])

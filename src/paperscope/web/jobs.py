@@ -1,0 +1,353 @@
+"""Ingest jobs of the web app: uploaded files are read, carded and embedded on a background thread.
+
+One job runs at a time (ingest writes, and two would only wait for each other's SQLite write
+lock); later uploads queue behind it in arrival order, up to ``MAX_QUEUED_JOBS``, beyond which
+an upload is refused with a 409. A job opens its own Library on the same file, so searches, page
+views and marks keep running on the pooled instances meanwhile and see the new papers as soon
+as the job's transactions commit (their caches are keyed on the library's fingerprints). A
+``:memory:`` library has only one instance: its job checks it out, and requests wait for it.
+
+Job state lives in memory (a restarted server forgets its jobs; the papers stay stored).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..config import cache_dir
+from ..errors import InputError, NotFound, PaperscopeError
+from ..library import Library
+from ..models import IngestReport
+from .pool import LibraryPool
+
+__all__ = [
+    "IngestJob",
+    "IngestJobs",
+    "QueueFull",
+    "MAX_QUEUED_JOBS",
+    "MAX_UPLOAD_BYTES",
+    "safe_file_name",
+    "uploads_dir_for",
+]
+
+#: Jobs that may wait behind the running one.
+MAX_QUEUED_JOBS = 8
+#: Default upload limit: 50 MiB (the largest list of ../shared/data, all of ICLR, is 30 MB);
+#: ``PAPERSCOPE_MAX_UPLOAD_MB`` changes it.
+MAX_UPLOAD_BYTES = int(float(os.environ.get("PAPERSCOPE_MAX_UPLOAD_MB", "50") or 50) * 1024 * 1024)
+#: Finished jobs kept for GET /api/ingest/{job_id}; older ones are forgotten.
+KEPT_JOBS = 100
+_NAME_CHARS = re.compile(r"[^\w.\- ]+")
+_MAX_NAME_CHARS = 120
+
+
+class QueueFull(PaperscopeError):
+    """``MAX_QUEUED_JOBS`` uploads are already waiting (the web app answers 409)."""
+
+    http_status = 409
+
+
+def safe_file_name(name: str) -> str:
+    """Return ``name`` as a plain file name that cannot leave its folder.
+
+    Folders (forward or back slashes) are dropped, characters other than letters, digits, ``.``,
+    ``-``, ``_`` and spaces become ``_``, leading dots and spaces go (no hidden files, no
+    ``..``), and the name is cut to 120 characters keeping its extension (format detection
+    reads it).
+
+    Raises:
+        InputError: nothing is left of the name.
+    """
+    base = PurePosixPath(name.replace("\\", "/")).name
+    base = _NAME_CHARS.sub("_", base).strip().lstrip(". ")
+    if len(base) > _MAX_NAME_CHARS:
+        stem, dot, ext = base.rpartition(".")
+        ext = ext[:16] if dot else ""
+        base = (stem if dot else base)[: _MAX_NAME_CHARS - len(ext) - 1].rstrip() + (f".{ext}" if ext else "")
+    if not base or set(base) <= {"_", ".", " ", "-"}:
+        raise InputError(
+            f"name {name!r} is not a usable file name: give the list's own name, e.g. ?name=papers.txt"
+        )
+    return base
+
+
+def uploads_dir_for(db_path: str) -> Path:
+    """Return the folder uploads of the library at ``db_path`` are stored in.
+
+    ``NAME.uploads`` beside the database file ``NAME.db``; for a ``:memory:`` library a
+    folder of its own under ``$PAPERSCOPE_CACHE/uploads``.
+    """
+    if db_path == ":memory:":
+        return cache_dir() / "uploads" / f"memory-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    db = Path(db_path)
+    return db.with_name(f"{db.stem}.uploads")
+
+
+@dataclass
+class IngestJob:
+    """One uploaded file on its way into the library (fields as in the API's IngestJobModel)."""
+
+    job_id: str
+    name: str
+    path: Path
+    state: str = "queued"
+    phase: str | None = None
+    done: int = 0
+    total: int | None = None
+    report: dict[str, Any] | None = None
+    new_paper_ids: list[str] = field(default_factory=list)
+    error: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+
+    def set_phase(self, phase: str, done: int, total: int | None) -> None:
+        self.phase, self.done, self.total = phase, done, total
+
+
+class IngestJobs:
+    """The queue of ingest jobs of one app, run one at a time on a worker thread.
+
+    Args:
+        pool: the app's library pool (a job opens its own instance, or checks out the only one).
+        uploads_dir: where uploads are stored (created on first use).
+    """
+
+    def __init__(self, pool: LibraryPool, uploads_dir: Path):
+        self.pool = pool
+        self.uploads_dir = uploads_dir
+        self._jobs: dict[str, IngestJob] = {}
+        self._order: list[str] = []
+        self._queue: queue.Queue[IngestJob | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    # -- uploads ----------------------------------------------------------------------------
+    def new_upload_path(self, name: str) -> Path:
+        """Reserve a free path for the upload ``name`` in the uploads folder and return it.
+
+        The path is ``name``, else ``stem-2.ext``, ``stem-3.ext``, …; an empty file is created
+        there at once, so two uploads of one name never share a path (the caller replaces it
+        with the upload, or deletes it).
+
+        Raises:
+            InputError: the name is not usable (see :func:`safe_file_name`).
+        """
+        name = safe_file_name(name)
+        self.uploads_dir.mkdir(parents=True, exist_ok=True)
+        stem, dot, ext = name.rpartition(".")
+        if not dot:
+            stem, ext = name, ""
+        for n in range(1, 10_000):
+            candidate = name if n == 1 else (f"{stem}-{n}.{ext}" if ext else f"{stem}-{n}")
+            path = self.uploads_dir / candidate
+            if path.resolve().parent != self.uploads_dir.resolve():  # cannot happen after safe_file_name
+                raise InputError(f"name {name!r} would leave the uploads folder")
+            try:
+                path.open("xb").close()
+            except FileExistsError:
+                continue
+            return path
+        raise InputError(f"too many uploads named {name!r}; rename the file")
+
+    # -- jobs -------------------------------------------------------------------------------
+    def submit(self, path: Path) -> IngestJob:
+        """Queue the stored upload at ``path``; return its job.
+
+        Raises:
+            QueueFull: ``MAX_QUEUED_JOBS`` jobs are already waiting.
+        """
+        with self._lock:
+            if self._closed:
+                raise QueueFull("the server is shutting down; upload again after it restarts")
+            waiting = sum(1 for j in self._jobs.values() if j.state == "queued")
+            if waiting >= MAX_QUEUED_JOBS:
+                raise QueueFull(
+                    f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
+                )
+            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path)
+            self._jobs[job.job_id] = job
+            self._order.append(job.job_id)
+            self._forget_old()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="paperscope-ingest", daemon=True)
+                self._thread.start()
+        self._queue.put(job)
+        return job
+
+    def get(self, job_id: str) -> dict[str, Any]:
+        """Return a snapshot of the job (the IngestJobModel shape).
+
+        Raises:
+            NotFound: no job has this id (or it finished long ago and was forgotten).
+        """
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None:
+                raise NotFound(f"no ingest job {job_id!r} (jobs are forgotten when the server restarts)")
+            ahead = 0
+            if job.state == "queued":
+                ahead = sum(
+                    1
+                    for other in self._order[: self._order.index(job_id)]
+                    if self._jobs[other].state in ("queued", "running")
+                )
+            now = job.finished_at or time.perf_counter()
+            return {
+                "job_id": job.job_id,
+                "name": job.name,
+                "state": job.state,
+                "phase": job.phase,
+                "done": job.done,
+                "total": job.total,
+                "report": job.report,
+                "new_paper_ids": list(job.new_paper_ids),
+                "error": job.error,
+                "queued_ahead": ahead,
+                "elapsed_s": round(now - job.started_at, 3) if job.started_at is not None else None,
+            }
+
+    def wait(self, job_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        """Return the job once it is done or failed (for tests and scripts), polling every 20 ms.
+
+        Raises:
+            NotFound: no such job.
+            TimeoutError: it is still queued or running after ``timeout_s``.
+        """
+        deadline = time.monotonic() + timeout_s
+        while True:
+            snapshot = self.get(job_id)
+            if snapshot["state"] in ("done", "failed"):
+                return snapshot
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"ingest job {job_id} still {snapshot['state']} after {timeout_s} s")
+            time.sleep(0.02)
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop taking jobs, let the running one finish (up to ``timeout_s``), drop the queued ones."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+            for job in self._jobs.values():
+                if job.state == "queued":
+                    job.state, job.error = "failed", "the server stopped before this upload was ingested"
+        self._queue.put(None)
+        if thread is not None:
+            thread.join(timeout_s)
+
+    def _forget_old(self) -> None:
+        finished = [j for j in self._order if self._jobs[j].state in ("done", "failed")]
+        for job_id in finished[: max(0, len(finished) - KEPT_JOBS)]:
+            self._order.remove(job_id)
+            del self._jobs[job_id]
+
+    # -- the worker -------------------------------------------------------------------------
+    def _work(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            if job.state != "queued":
+                continue
+            with self._lock:
+                job.state, job.started_at = "running", time.perf_counter()
+            try:
+                with self._library() as library:
+                    self._run(job, library)
+            except Exception as exc:  # reported in the job's error; the worker goes on
+                with self._lock:
+                    job.state, job.error = "failed", self._scrub(job, f"{type(exc).__name__}: {exc}")
+                    if isinstance(exc, PaperscopeError):
+                        job.error = self._scrub(job, str(exc))
+            else:
+                with self._lock:
+                    job.state = "done"
+            finally:
+                job.finished_at = time.perf_counter()
+
+    @contextlib.contextmanager
+    def _library(self) -> Iterator[Library]:
+        if self.pool.is_shareable:
+            library = self.pool.open_library()
+            try:
+                yield library
+            finally:
+                library.close()
+        else:
+            with self.pool.checkout() as library:
+                yield library
+
+    def _run(self, job: IngestJob, library: Library) -> None:
+        """Read, card and embed the job's file, updating its phase and counts as it goes."""
+        conn = library.store.conn
+        (before,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
+        job.set_phase("read", 0, 1)
+        report = library.ingest([job.path], cards=False, embed=False)
+        job.set_phase("read", 1, 1)
+        new_ids = [
+            r[0]
+            for r in conn.execute("SELECT paper_id FROM papers WHERE rowid > ? ORDER BY rowid", (before,))
+        ]
+        job.new_paper_ids = new_ids
+        if report.new:
+            job.set_phase("cards", 0, len(new_ids))
+            started = time.perf_counter()
+            built = library.build_cards()
+            report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
+            job.set_phase("cards", len(new_ids), len(new_ids))
+        if not report.rolled_back:
+            missing = library.missing_vectors()
+            job.set_phase("embed", 0, missing)
+            started = time.perf_counter()
+            try:
+                embedded = library.embed()
+            except PaperscopeError as exc:  # no model here: the papers are stored, BM25 finds them
+                report.warnings.append(f"not embedded ({exc}); keyword search finds the new papers")
+                embedded = 0
+            report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - started}
+            job.set_phase("embed", missing, missing)
+        job.report = self._report(job, report)
+        job.set_phase("done", job.done, job.total)
+
+    def _scrub(self, job: IngestJob, text: str) -> str:
+        """Return ``text`` with the uploads folder cut from every path (file names only leave)."""
+        text = text.replace(str(job.path), job.name)
+        return text.replace(str(self.uploads_dir) + os.sep, "").replace(str(self.uploads_dir), "uploads")
+
+    def _report(self, job: IngestJob, report: IngestReport) -> dict[str, Any]:
+        """Return the ingest report as JSON, with file names instead of local paths."""
+        data = report.to_dict()
+
+        def skips(items: list[Any]) -> list[dict[str, Any]]:
+            return [
+                {"path": job.name, "line": s.line, "unit": s.unit, "reason": self._scrub(job, s.reason)}
+                for s in items
+            ]
+
+        data["warnings"] = [self._scrub(job, w) for w in report.warnings]
+        data["files"] = [
+            {
+                "path": job.name if Path(f.path) == job.path else self._scrub(job, f.path),
+                "format": f.format,
+                "read": f.read,
+                "new": f.new,
+                "present": f.present,
+                "merged": f.merged,
+                "skipped": skips(f.skipped),
+                "repaired": skips(f.repaired),
+                "error": self._scrub(job, f.error) if f.error else None,
+                "ignored": f.ignored,
+            }
+            for f in report.files
+        ]
+        return data

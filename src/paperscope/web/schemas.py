@@ -1,0 +1,228 @@
+"""Pydantic models of the JSON API's responses: what ``/openapi.json`` promises, and gets.
+
+Every route answers ``{"ok": true, "data": ..., "notice": str | null}`` on success
+(:class:`Envelope`) and ``{"ok": false, "error": str, "status": int}`` on every failure
+(:class:`ErrorResponse`), whatever produced it: a route, validation, the security checks, the
+body-size limit or an unexpected error. Routes declare their models as ``response_model``, so
+FastAPI serialises each answer through them and the schema cannot drift from the app.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Envelope",
+    "ErrorResponse",
+    "ERROR_RESPONSES",
+    "SourceModel",
+    "HitModel",
+    "MarksModel",
+    "PaperModel",
+    "PaperWithMarks",
+    "StatsModel",
+    "BrowseModel",
+    "FacetValue",
+    "ReadingListItem",
+    "TagCount",
+    "IngestAccepted",
+    "IngestJobModel",
+]
+
+T = TypeVar("T")
+
+
+class Envelope(BaseModel, Generic[T]):
+    """The success envelope of every JSON route."""
+
+    ok: Literal[True] = True
+    data: T
+    notice: str | None = Field(
+        None,
+        description="A line (or several, joined by newlines) about how the answer was made: the"
+        " query was cut to the documented length, or the dense leg is missing vectors and the"
+        " results are BM25 only. null when there is nothing to say.",
+    )
+
+
+class ErrorResponse(BaseModel):
+    """The one error shape: every 4xx and 5xx answer of the API."""
+
+    ok: Literal[False] = False
+    error: str = Field(description="What went wrong, and what to do next.")
+    status: int = Field(description="The HTTP status code, repeated.")
+
+
+_ERRORS = {
+    400: "Bad input: an unknown query parameter, a number out of range, an empty query, a bad body.",
+    401: "A token is required (the server was started with --token).",
+    403: "Refused: a write from another Origin, or a Host this server does not serve.",
+    404: "No such paper, job, topic or route.",
+    413: "The request body is larger than the limit.",
+    500: "An unexpected error (a bug): the message names the exception type.",
+    503: "The server is busy (every library connection in use, or the database locked by a write).",
+}
+#: ``responses=`` for every route: the error shape under each status the app can answer.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": text} for code, text in _ERRORS.items()
+}
+
+
+class SourceModel(BaseModel):
+    """Where a paper was read: the file's name (never a local folder), its line and format."""
+
+    path: str = Field(description="The file name only.")
+    line: int = Field(description="1-based line, or record number for JSON arrays.")
+    format: str
+
+
+class HitModel(BaseModel):
+    """One search result, with what a result card shows (no second call needed)."""
+
+    paper_id: str
+    rank: int = Field(description="1-based rank in this answer.")
+    score: float = Field(description="The fused (RRF) score, or the one leg's raw score.")
+    label: str = Field(description="The title, else the card's 'NAME — what it does' label.")
+    title: str | None
+    venue: str | None
+    year: int | None
+    authors: list[str]
+    decision: str | None
+    area: str | None = Field(description="The source's area, else the card's predicted one.")
+    has_code: bool
+    links: dict[str, str] = Field(
+        description="kind → http(s) URL, kinds in order among code, project, openreview, arxiv, pdf, doi, url."
+    )
+    sources: list[SourceModel]
+    legs: dict[str, dict[str, float]] = Field(description="Each leg's rank and raw score (bm25, dense).")
+    snippet: str = Field(description="The best passage; the matched terms are listed in `terms`.")
+    terms: list[str] = Field(description="Query terms found in the paper (related: the shared words).")
+    missing_vector: bool = Field(description="The paper has no embedding yet, so dense search missed it.")
+
+
+class MarksModel(BaseModel):
+    """The user's marks on one paper."""
+
+    starred: bool
+    tags: list[str]
+    note: str | None
+    triage: Literal["keep", "maybe", "reject"] | None = None
+
+
+class PaperModel(BaseModel):
+    """One stored paper: metadata, texts, provenance and card (the export shape)."""
+
+    paper_id: str
+    label: str
+    title: str | None
+    authors: list[str]
+    abstract: str = Field(description="The text as the source had it.")
+    clean_text: str = Field(description="Normalised text: LaTeX and markup made readable.")
+    venue: str | None
+    year: int | None
+    decision: str | None
+    keywords: list[str]
+    source_area: str | None
+    urls: list[str]
+    external_ids: dict[str, str]
+    sources: list[SourceModel]
+    card: dict[str, Any] | None = Field(
+        description="The card: methods, datasets, tasks, claims, contribution types with start/end"
+        " offsets into clean_text, area {label, confidence, source}, code and project URLs."
+    )
+
+
+class PaperWithMarks(PaperModel):
+    """A paper and the user's marks on it."""
+
+    marks: MarksModel
+
+
+class ByVenue(BaseModel):
+    """Papers of one (venue, year)."""
+
+    venue: str | None
+    year: int | None
+    papers: int
+
+
+class StatsModel(BaseModel):
+    """Library counts (no model is loaded to answer)."""
+
+    db: str = Field(description="The database file's name (not its folder).")
+    schema_version: int
+    papers: int
+    sources: int
+    cards: int
+    stars: int
+    tags: int
+    notes: int
+    vectors: int
+    missing_vectors: int
+    embedder: str
+    topics: int
+    by_venue: list[ByVenue]
+
+
+class BrowseModel(BaseModel):
+    """One page of the library, sorted."""
+
+    total: int = Field(description="Papers passing the filters (all pages).")
+    offset: int
+    hits: list[HitModel]
+
+
+class FacetValue(BaseModel):
+    """One value of a facet and how many papers of the result set have it."""
+
+    value: str = Field(description="What the filter of the same name takes.")
+    label: str = Field(description="What to show (a topic's name for its id).")
+    count: int
+
+
+class ReadingListItem(BaseModel):
+    """A marked paper of the reading list."""
+
+    paper: PaperModel
+    marks: MarksModel
+    topic: dict[str, Any] | None = Field(description="{topic_id, topic, subtopic_id, subtopic} or null.")
+
+
+class TagCount(BaseModel):
+    """A tag and the number of papers carrying it."""
+
+    tag: str
+    count: int
+
+
+class IngestAccepted(BaseModel):
+    """An upload stored and queued for ingest."""
+
+    job_id: str
+    name: str = Field(description="The file name it was stored under (sanitised).")
+    size_bytes: int
+    state: Literal["queued", "running", "done", "failed"]
+
+
+class IngestJobModel(BaseModel):
+    """An ingest job as it runs."""
+
+    job_id: str
+    name: str
+    state: Literal["queued", "running", "done", "failed"]
+    phase: Literal["read", "cards", "embed", "done"] | None = Field(
+        description="null while queued; read (files), cards (papers), embed (papers), done."
+    )
+    done: int = Field(description="Units of the phase done: files in read, papers in cards and embed.")
+    total: int | None = Field(description="Units of the phase in all; null when not known yet.")
+    report: dict[str, Any] | None = Field(
+        description="When done: read/new/present/merged/skipped counts, warnings, phases, and files:"
+        " [{path (file name), format, read, new, present, merged, skipped: [{path, line, unit,"
+        " reason}], repaired: [...], error, ignored}]."
+    )
+    new_paper_ids: list[str] = Field(description="The papers this job added, in file order.")
+    error: str | None = Field(description="Why the job failed (state failed), else null.")
+    queued_ahead: int = Field(description="Jobs queued before this one (0 once it runs).")
+    elapsed_s: float | None = Field(description="Wall seconds since the job started running.")
