@@ -1,12 +1,17 @@
-"""Server-rendered pages (Jinja2): search, paper, topics, map, reading list, ingest.
+"""Server-rendered pages (Jinja2): search, paper, topics, reading list, ingest, the language switch.
 
-``router`` is included by :func:`paperscope.web.app.create_app` after the JSON API.
+``router`` is included by :func:`paperscope.web.app.create_app` before its other page routes;
+the map page lives with the map (``web/api/topics.py``). Each page module holds one page.
 """
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
+from . import ingest, lang, paper, reading, search, topics
+
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
+for _module in (search, paper, topics, reading, ingest, lang):
+    router.include_router(_module.router)

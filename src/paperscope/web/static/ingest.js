@@ -1,0 +1,128 @@
+// Ingest page: send each chosen file's bytes to POST /api/ingest?name=…, poll its job, show the report.
+"use strict";
+
+(function () {
+  const { t, api } = window.paperscope;
+  const input = document.getElementById("files");
+  const button = document.getElementById("upload");
+  const bar = document.getElementById("progress");
+  const text = document.getElementById("progress-text");
+  const report = document.getElementById("report");
+  const POLL_MS = 400;
+  const LABELS_SHOWN = 50;
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  function cell(row, value) {
+    const td = document.createElement("td");
+    td.textContent = String(value);
+    row.append(td);
+  }
+
+  function showProgress(index, count, job, name) {
+    const total = job.total || 0;
+    const part = job.state === "done" ? 1 : total ? Math.min(1, job.done / total) : 0;
+    // read, cards and embed each take about a third of a file's time.
+    const phases = { read: 0, cards: 1, embed: 2, done: 3 };
+    const step = phases[job.phase] === undefined ? 0 : phases[job.phase];
+    bar.max = count * 3;
+    bar.value = Math.min(count * 3, index * 3 + (job.state === "done" ? 3 : step + part));
+    if (job.state === "queued") text.textContent = t("queued", { name });
+    else if (job.state === "done") text.textContent = t("phase_done", { name });
+    else text.textContent = t(`phase_${job.phase || "read"}`, { name, done: job.done || 0, total: total || "?" });
+  }
+
+  async function ingestFile(file, index, count) {
+    text.textContent = t("uploading", { name: file.name });
+    const started = await api(`/api/ingest?name=${encodeURIComponent(file.name)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/octet-stream" },
+      body: file,
+    });
+    for (;;) {
+      const job = await api(`/api/ingest/${encodeURIComponent(started.job_id)}`);
+      showProgress(index, count, job, file.name);
+      if (job.state === "done") return job;
+      if (job.state === "failed") throw new Error(t("failed_job", { name: file.name, error: job.error || "?" }));
+      await sleep(POLL_MS);
+    }
+  }
+
+  function skipText(skip) {
+    const where = skip.unit === "record" ? t("record", { n: skip.line }) : t("line", { n: skip.line });
+    return `${skip.path}, ${where}: ${skip.reason}`;
+  }
+
+  async function showReport(jobs) {
+    const rows = document.getElementById("report-files");
+    const skips = document.getElementById("skips");
+    const fresh = document.getElementById("new-papers");
+    rows.replaceChildren();
+    skips.replaceChildren();
+    fresh.replaceChildren();
+    const newIds = [];
+    for (const job of jobs) {
+      for (const file of (job.report && job.report.files) || []) {
+        const row = document.createElement("tr");
+        const skipped = file.skipped || [];
+        for (const value of [file.path, file.read, file.new, file.present, file.merged, skipped.length]) cell(row, value ?? 0);
+        if (file.error) row.classList.add("failed");
+        rows.append(row);
+        for (const skip of skipped) {
+          const li = document.createElement("li");
+          li.className = "skip";
+          li.textContent = skipText(skip);
+          skips.append(li);
+        }
+      }
+      newIds.push(...(job.new_paper_ids || []));
+    }
+    if (!skips.children.length) {
+      const li = document.createElement("li");
+      li.className = "muted";
+      li.textContent = t("no_skips");
+      skips.append(li);
+    }
+    if (!newIds.length) {
+      const li = document.createElement("li");
+      li.className = "muted";
+      li.textContent = t("no_new");
+      fresh.append(li);
+    }
+    for (const [i, paperId] of newIds.entries()) {
+      const li = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = `/paper/${encodeURIComponent(paperId)}`;
+      link.textContent = paperId;
+      li.append(link);
+      fresh.append(li);
+      if (i < LABELS_SHOWN) {
+        api(`/api/papers/${encodeURIComponent(paperId)}`)
+          .then((paper) => { link.textContent = paper.label; })
+          .catch(() => {});
+      }
+    }
+    report.hidden = false;
+    text.textContent = t("done", { new: newIds.length, files: jobs.length });
+  }
+
+  button.addEventListener("click", async () => {
+    const files = Array.from(input.files || []);
+    if (!files.length) {
+      text.textContent = t("pick_files");
+      return;
+    }
+    button.disabled = true;
+    const jobs = [];
+    try {
+      for (const [index, file] of files.entries()) jobs.push(await ingestFile(file, index, files.length));
+      await showReport(jobs);
+    } catch (err) {
+      text.textContent = err.message;
+      text.classList.add("failed");
+      if (jobs.length) await showReport(jobs);
+    } finally {
+      button.disabled = false;
+    }
+  });
+})();

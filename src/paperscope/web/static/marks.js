@@ -1,0 +1,116 @@
+// Stars, tags, triage and notes, saved through the JSON API in place (search results and paper page).
+"use strict";
+
+(function () {
+  const { t, api, jsonBody } = window.paperscope;
+  const status = document.getElementById("mark-status");
+
+  function say(text, failed) {
+    if (!status) return;
+    status.textContent = text;
+    status.classList.toggle("failed", Boolean(failed));
+  }
+
+  function paperPath(paperId, rest) {
+    return `/api/papers/${encodeURIComponent(paperId)}/${rest}`;
+  }
+
+  function showStar(button, starred) {
+    button.setAttribute("aria-pressed", starred ? "true" : "false");
+    const icon = button.querySelector("[aria-hidden]");
+    if (icon) icon.textContent = starred ? "★" : "☆";
+    const label = button.querySelector(".star-text");
+    if (label) label.textContent = starred ? label.dataset.on : label.dataset.off;
+  }
+
+  // Rebuild a `.tags` list from the marks the API returned.
+  function showTags(container, paperId, tags, removable) {
+    const list = container.classList.contains("tags") ? container : container.querySelector(".tags");
+    if (!list) return;
+    list.replaceChildren();
+    for (const tag of tags) {
+      const chip = document.createElement("span");
+      chip.className = "tag";
+      chip.dataset.tag = tag;
+      const link = document.createElement("a");
+      link.href = `/?tag=${encodeURIComponent(tag)}`;
+      link.textContent = tag;
+      chip.append(link);
+      if (removable) {
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "untag";
+        remove.dataset.tag = tag;
+        remove.setAttribute("aria-label", tag);
+        remove.textContent = "×";
+        chip.append(remove);
+      }
+      list.append(chip);
+    }
+  }
+
+  async function run(action) {
+    say(t("saving"));
+    try {
+      const marks = await action();
+      say(t("saved"));
+      return marks;
+    } catch (err) {
+      say(t("failed", { error: err.message }), true);
+      return null;
+    }
+  }
+
+  document.addEventListener("click", async (event) => {
+    const star = event.target.closest("button.star");
+    if (star) {
+      event.preventDefault();
+      const paperId = star.dataset.paperId;
+      const on = star.getAttribute("aria-pressed") !== "true";
+      star.disabled = true;
+      const marks = await run(() => api(paperPath(paperId, "star"), { method: on ? "PUT" : "DELETE" }));
+      star.disabled = false;
+      if (marks) showStar(star, marks.starred);
+      return;
+    }
+    const untag = event.target.closest("button.untag");
+    if (untag) {
+      const box = untag.closest("[data-paper-id]");
+      const paperId = box.dataset.paperId;
+      const marks = await run(() =>
+        api(paperPath(paperId, `tags/${encodeURIComponent(untag.dataset.tag)}`), { method: "DELETE" }),
+      );
+      if (marks) showTags(document.getElementById("tags"), paperId, marks.tags, true);
+    }
+  });
+
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!form.matches("form.tag-form, form#tag-form")) return;
+    event.preventDefault();
+    const input = form.querySelector("input[name=tag]");
+    const tag = input.value.trim();
+    if (!tag) return;
+    const paperId = form.dataset.paperId;
+    const marks = await run(() => api(paperPath(paperId, `tags/${encodeURIComponent(tag)}`), { method: "PUT" }));
+    if (!marks) return;
+    input.value = "";
+    if (form.id === "tag-form") showTags(document.getElementById("tags"), paperId, marks.tags, true);
+    else showTags(form.closest("li.result"), paperId, marks.tags, false);
+  });
+
+  const triage = document.getElementById("triage");
+  if (triage) {
+    triage.addEventListener("change", () =>
+      run(() => api(paperPath(triage.dataset.paperId, "triage"), { method: "PUT", ...jsonBody({ state: triage.value || null }) })),
+    );
+  }
+
+  const save = document.getElementById("save-note");
+  const note = document.getElementById("note");
+  if (save && note) {
+    save.addEventListener("click", () =>
+      run(() => api(paperPath(save.dataset.paperId, "note"), { method: "PUT", ...jsonBody({ body: note.value }) })),
+    );
+  }
+})();
