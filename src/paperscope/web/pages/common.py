@@ -16,7 +16,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from ...errors import InputError, NotFound
+from ...errors import InputError, NotFound, PaperscopeError
 from .. import i18n, present
 
 __all__ = [
@@ -81,7 +81,10 @@ def error_page(request: Request, status: int, message: str) -> HTMLResponse:
 
 
 def html_errors(route: Callable[..., HTMLResponse]) -> Callable[..., HTMLResponse]:
-    """Wrap a page route: a bad parameter or library ``InputError`` is a 400 page, ``NotFound`` a 404."""
+    """Wrap a page route: a bad parameter or ``InputError`` is a 400 page, ``NotFound`` a 404.
+
+    Any other :class:`PaperscopeError` is a page with its ``http_status`` (default 500).
+    """
 
     @functools.wraps(route)
     def wrapper(request: Request, *args: Any, **kwargs: Any) -> HTMLResponse:
@@ -91,6 +94,8 @@ def html_errors(route: Callable[..., HTMLResponse]) -> Callable[..., HTMLRespons
             return error_page(request, 400, str(exc))
         except NotFound as exc:
             return error_page(request, 404, str(exc))
+        except PaperscopeError as exc:  # e.g. the pool is busy (503): still a page, not JSON
+            return error_page(request, int(getattr(exc, "http_status", 500)), str(exc))
 
     return wrapper
 
