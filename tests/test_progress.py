@@ -177,3 +177,26 @@ def test_format_rate(count: int, elapsed_s: float, text: str) -> None:
 )
 def test_format_duration(seconds: float, text: str) -> None:
     assert format_duration(seconds) == text
+
+
+def test_observe_sees_every_count_of_this_thread_only() -> None:
+    import threading
+
+    from paperscope.progress import observe, progress
+
+    seen: list[tuple[str, str, int, int | None]] = []
+    with observe(lambda *args: seen.append(args)):
+        with progress(total=3, desc="cards", enabled=False) as bar:
+            for _ in range(3):
+                bar.update(1)
+
+        def elsewhere() -> None:
+            with progress(total=1, desc="other", enabled=False) as other:
+                other.update(1)
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+    with progress(total=1, desc="after", enabled=False) as late:
+        late.update(1)
+    assert seen == [("cards", "papers", n, 3) for n in range(4)]

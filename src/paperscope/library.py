@@ -174,6 +174,16 @@ class Library:
         self._with_vector_ids: set[str] | None = None
         #: One line about the last search's dense leg (vectors missing, model not prepared), or None.
         self.search_notice: str | None = None
+        #: Papers without a vector that one search may embed, and the wall seconds it may spend on
+        #: them; the web server sets 0 so a request never embeds (its ingest job does).
+        self.search_embed_max_papers = SEARCH_EMBED_MAX_PAPERS
+        self.search_embed_budget_s = SEARCH_EMBED_BUDGET_S
+        self._embedder_name = self._embedder_choice if isinstance(self._embedder_choice, str) else None
+
+    @property
+    def embedder_name(self) -> str | None:
+        """The registered embedder name this library was opened with; None when given an Embedder."""
+        return self._embedder_name
 
     def close(self) -> None:
         """Close the database."""
@@ -463,6 +473,19 @@ class Library:
             )
         return hits
 
+    def filtered_ids(self, **filters: Any) -> set[str] | None:
+        """Return the paper_ids the filters of :meth:`search` allow; None when no filter is given.
+
+        Raises:
+            InputError: an unknown filter name.
+            NotFound: ``topic`` is not a stored topic id.
+        """
+        known = {"venue", "year", "decision", "source_area", "has_code", "dataset", "contribution", "area"}
+        unknown = sorted(set(filters) - known - {"topic", "starred", "tag"})
+        if unknown:
+            raise InputError(f"unknown filter {unknown[0]!r}")
+        return self._allowed(**filters)
+
     def _allowed(
         self,
         venue: str | None = None,
@@ -520,14 +543,10 @@ class Library:
             raise InputError(f"unknown sort {sort!r}; choose one of: {', '.join(BROWSE_SORTS)}")
         if not isinstance(offset, int) or offset < 0:
             raise InputError(f"offset must be a whole number from 0, got {offset!r}")
-        known = {"venue", "year", "decision", "source_area", "has_code", "dataset", "contribution", "area"}
-        unknown = sorted(set(filters) - known - {"topic", "starred", "tag"})
-        if unknown:
-            raise InputError(f"unknown filter {unknown[0]!r}")
         year = filters.get("year")
         if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
             raise InputError(f"year must be a whole number from 1 to 9999, got {year!r}")
-        allowed = self._allowed(**filters)
+        allowed = self.filtered_ids(**filters)
         label = "lower(coalesce(p.title, c.label, p.clean_text))"
         keys = {
             "added": ["p.rowid"],
@@ -718,12 +737,12 @@ class Library:
         index = self._loaded_dense_index()
         if self._dense_missing < 0:
             missing = len(self) - len(index)
-            if missing > 0:
+            if missing > 0 and self.search_embed_max_papers > 0:
                 ensure_vectors(
                     self.store,
                     self.embedder,
-                    max_papers=SEARCH_EMBED_MAX_PAPERS,
-                    budget_s=SEARCH_EMBED_BUDGET_S,
+                    max_papers=self.search_embed_max_papers,
+                    budget_s=self.search_embed_budget_s,
                 )
                 index = self._loaded_dense_index()
                 missing = len(self) - len(index)

@@ -21,7 +21,9 @@ Stable API for other stages::
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
@@ -36,7 +38,32 @@ __all__ = [
     "format_duration",
     "LINE_INTERVAL_S",
     "in_notebook",
+    "observe",
+    "Observer",
 ]
+
+#: ``observer(desc, unit, done, total)``: told of every count of the progresses of one thread.
+Observer = Callable[[str, str, int, "int | None"], None]
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def observe(observer: Observer) -> Iterator[None]:
+    """Tell ``observer`` of every progress made in this thread while the block runs.
+
+    Every :class:`Progress` started in the block calls ``observer(desc, unit, done, total)``
+    when it starts and on each update, whether or not it prints (``enabled=False`` too): the
+    web app's ingest job reads its live counts this way. Progresses started in other threads
+    are not observed. The observer must be quick (it runs inside the work's loop) and must not
+    raise.
+    """
+    previous = getattr(_local, "observer", None)
+    _local.observer = observer
+    try:
+        yield
+    finally:
+        _local.observer = previous
+
 
 T = TypeVar("T")
 
@@ -130,6 +157,9 @@ class Progress:
         self._is_steps = is_steps
         self._bar: Any = None
         self._enabled = enabled
+        self._observer: Observer | None = getattr(_local, "observer", None)
+        if self._observer is not None:
+            self._observer(desc, unit, 0, total)
         if not enabled:
             return
         notebook = stream is None and in_notebook()
@@ -157,6 +187,8 @@ class Progress:
     def update(self, n: int = 1) -> None:
         """Count ``n`` more items (or steps) done."""
         self.count += n
+        if self._observer is not None:
+            self._observer(self.desc, self.unit, self.count, self.total)
         if not self._enabled:
             return
         if self._bar is not None:

@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,7 +227,9 @@ class DenseIndex:
         ann.add(np.arange(len(self.paper_ids), dtype=np.uint64), self.matrix, threads=0)
         if self.cache_path is not None:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.cache_path.with_name(f"{self.cache_path.name}.{os.getpid()}.tmp")
+            tmp = self.cache_path.with_name(
+                f"{self.cache_path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            )
             ann.save(str(tmp))
             os.replace(tmp, self.cache_path)
             _remove_stale(self.cache_path.parent, "hnsw-", self.cache_path.name)
@@ -329,7 +332,9 @@ def _write_vector_cache(
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         for path, array in sorted(zip(paths, arrays, strict=True), key=lambda pa: pa[0] == paths[0]):
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # two writers never share one
+            tmp = path.with_name(
+                f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            )  # writers never share one
             with tmp.open("wb") as handle:
                 np.save(handle, array, allow_pickle=False)
             os.replace(tmp, path)

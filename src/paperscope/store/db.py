@@ -10,9 +10,12 @@ from pathlib import Path
 from ..errors import StoreError
 from .migrations import MIGRATIONS
 
-__all__ = ["Store", "SCHEMA_VERSION"]
+__all__ = ["Store", "SCHEMA_VERSION", "BUSY_TIMEOUT_S"]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+#: Seconds a write waits for another connection's write transaction (an ingest writes one file
+#: per transaction) before SQLite gives up with "database is locked".
+BUSY_TIMEOUT_S = 30.0
 
 
 class Store:
@@ -32,7 +35,9 @@ class Store:
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+            )
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
