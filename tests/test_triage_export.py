@@ -86,6 +86,10 @@ def test_cli_star_tag_note_and_export(tmp_path, icml_dir) -> None:
     assert runner.invoke(cli, [*db, "tags", "add", pid, "survey"]).stdout.strip() == "survey"
     assert runner.invoke(cli, [*db, "note", pid], input="check appendix\n").stdout.strip() == "check appendix"
     assert runner.invoke(cli, [*db, "tags", "list"]).stdout.split() == ["1", "survey"]
+    assert runner.invoke(cli, [*db, "triage", pid[:8], "keep"]).stdout.strip() == f"{pid}  keep"
+    assert "triage: keep" in runner.invoke(cli, [*db, "show", pid]).stdout
+    refused = runner.invoke(cli, [*db, "triage", pid, "love"])
+    assert refused.exit_code == 2 and "keep" in refused.stderr
     out = tmp_path / "list.md"
     result = runner.invoke(cli, [*db, "export", "--format", "markdown", "--starred", "--out", str(out)])
     assert result.exit_code == 0

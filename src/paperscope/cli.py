@@ -450,9 +450,10 @@ def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
         click.echo(line)
     for source in paper.sources:
         click.echo(f"source:  {source.path}:{source.line} ({source.format})")
-    if marks["starred"] or marks["tags"] or marks["note"]:
+    if marks["starred"] or marks["tags"] or marks["note"] or marks.get("triage"):
         starred = "yes" if marks["starred"] else "no"
-        click.echo(f"starred: {starred}  tags: {', '.join(marks['tags']) or '-'}")
+        triage = f"  triage: {marks['triage']}" if marks.get("triage") else ""
+        click.echo(f"starred: {starred}  tags: {', '.join(marks['tags']) or '-'}{triage}")
         if marks["note"]:
             click.echo(f"note:    {marks['note']}")
     click.echo("")
@@ -719,6 +720,21 @@ def note(ctx: click.Context, paper_id: str, body: str) -> None:
     lib = _library(ctx)
     lib.set_note(paper_id, text.strip())
     click.echo(lib.marks(paper_id)["note"] or "(note removed)")
+
+
+@_command()
+@click.argument("paper_ids", nargs=-1, required=True)
+@click.argument("state", type=click.Choice(["keep", "maybe", "reject", "clear"]))
+@click.pass_context
+def triage(ctx: click.Context, paper_ids: tuple[str, ...], state: str) -> None:
+    """Give papers a triage state: keep, maybe or reject (clear removes it).
+
+    Example: paperscope triage 6dcd10ba875e c0aa3d6d38f6 keep
+    """
+    lib = _library(ctx)
+    for paper_id in paper_ids:
+        lib.set_triage(paper_id, None if state == "clear" else state)
+        click.echo(f"{lib.get(paper_id).paper_id}  {lib.marks(paper_id)['triage'] or '(no triage state)'}")
 
 
 @_command()
