@@ -25,9 +25,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..config import cache_dir
-from ..errors import InputError, NotFound, PaperscopeError
+from ..errors import InputError, ModelUnavailable, NotFound, PaperscopeError
 from ..library import Library
 from ..models import IngestReport
+from ..progress import observe
 from .pool import LibraryPool
 
 __all__ = [
@@ -47,6 +48,8 @@ MAX_QUEUED_JOBS = 8
 MAX_UPLOAD_BYTES = int(float(os.environ.get("PAPERSCOPE_MAX_UPLOAD_MB", "50") or 50) * 1024 * 1024)
 #: Finished jobs kept for GET /api/ingest/{job_id}; older ones are forgotten.
 KEPT_JOBS = 100
+#: (progress desc, unit) of the ingest's stages → the job's phase (other progresses are inner steps).
+_PHASES = {("reading", "lines"): "read", ("cards", "papers"): "cards", ("embedding", "papers"): "embed"}
 _NAME_CHARS = re.compile(r"[^\w.\- ]+")
 _MAX_NAME_CHARS = 120
 
@@ -288,34 +291,30 @@ class IngestJobs:
                 yield library
 
     def _run(self, job: IngestJob, library: Library) -> None:
-        """Read, card and embed the job's file, updating its phase and counts as it goes."""
+        """Read, card and embed the job's file, keeping its phase and counts live."""
         conn = library.store.conn
         (before,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
-        job.set_phase("read", 0, 1)
-        report = library.ingest([job.path], cards=False, embed=False)
-        job.set_phase("read", 1, 1)
-        new_ids = [
+
+        def seen(desc: str, unit: str, done: int, total: int | None) -> None:
+            phase = _PHASES.get((desc, unit))
+            if phase is not None:
+                job.set_phase(phase, done, total)
+
+        job.set_phase("read", 0, None)
+        with observe(seen):
+            report = library.ingest([job.path], embed=False)
+            if not report.rolled_back:
+                started = time.perf_counter()
+                try:
+                    embedded = library.embed()
+                except ModelUnavailable as exc:  # no model here: the papers are stored, BM25 finds them
+                    report.warnings.append(f"not embedded ({exc}); keyword search finds the new papers")
+                    embedded = 0
+                report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - started}
+        job.new_paper_ids = [
             r[0]
             for r in conn.execute("SELECT paper_id FROM papers WHERE rowid > ? ORDER BY rowid", (before,))
         ]
-        job.new_paper_ids = new_ids
-        if report.new:
-            job.set_phase("cards", 0, len(new_ids))
-            started = time.perf_counter()
-            built = library.build_cards()
-            report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
-            job.set_phase("cards", len(new_ids), len(new_ids))
-        if not report.rolled_back:
-            missing = library.missing_vectors()
-            job.set_phase("embed", 0, missing)
-            started = time.perf_counter()
-            try:
-                embedded = library.embed()
-            except PaperscopeError as exc:  # no model here: the papers are stored, BM25 finds them
-                report.warnings.append(f"not embedded ({exc}); keyword search finds the new papers")
-                embedded = 0
-            report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - started}
-            job.set_phase("embed", missing, missing)
         job.report = self._report(job, report)
         job.set_phase("done", job.done, job.total)
 

@@ -119,7 +119,7 @@ class LibraryPool:
         except queue.Empty:
             raise PoolBusy(
                 f"the server is busy: all {self.size} library connections stayed in use for "
-                f"{self.timeout_s:.0f} s; try again"
+                f"{self.timeout_s:g} s; try again"
             ) from None
 
     @contextlib.contextmanager

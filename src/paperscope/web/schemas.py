@@ -213,9 +213,9 @@ class IngestJobModel(BaseModel):
     name: str
     state: Literal["queued", "running", "done", "failed"]
     phase: Literal["read", "cards", "embed", "done"] | None = Field(
-        description="null while queued; read (files), cards (papers), embed (papers), done."
+        description="null while queued; read (lines of the file), cards (papers), embed (papers), done."
     )
-    done: int = Field(description="Units of the phase done: files in read, papers in cards and embed.")
+    done: int = Field(description="Units of the phase done: lines in read, papers in cards and embed.")
     total: int | None = Field(description="Units of the phase in all; null when not known yet.")
     report: dict[str, Any] | None = Field(
         description="When done: read/new/present/merged/skipped counts, warnings, phases, and files:"

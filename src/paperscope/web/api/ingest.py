@@ -77,6 +77,7 @@ def job_status(request: Request, job_id: str) -> dict[str, Any]:
     """Return an ingest job: state, phase, done/total, and once done its report and new papers.
 
     States: queued → running → done (or failed, with ``error``). Phases while running: read
-    (done/total in files), cards and embed (in papers), then done. Errors: 404 unknown job.
+    (done in lines of the file, total null), cards and embed (in papers), then done. Errors:
+    404 unknown job.
     """
     return ok(request.app.state.jobs.get(job_id))

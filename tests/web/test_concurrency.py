@@ -1,0 +1,183 @@
+"""Reads never wait behind a slow request: requests run on a pool of Library instances."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from paperscope import Library
+from paperscope.index.embed import FakeEmbedder
+from paperscope.web import create_app
+from paperscope.web.pool import LibraryPool, PoolBusy
+
+LIST = (
+    "ICML 2026 Papers\n\n"
+    "We present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n\n"
+    "Sparse attention kernels make long-context transformers twice as fast on one GPU.\n"
+)
+UPLOAD = "ICML 2026 Papers\n\nWombat routing balances mixture-of-experts layers across accelerators.\n"
+#: A quick request answers well under this many seconds while another one is held for 30.
+QUICK_S = 1.0
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Iterator[Library]:
+    path = tmp_path / "list.txt"
+    path.write_text(LIST, encoding="utf-8")
+    library = Library(tmp_path / "web.db")
+    library.ingest([path])
+    yield library
+    library.close()
+
+
+def _quick_requests(client: TestClient, paper_id: str) -> dict[str, tuple[int, float]]:
+    """Send the reads and a write that must not wait; return ``{name: (status, seconds)}``."""
+    timed = {}
+    for name, send in (
+        ("stats", lambda: client.get("/api/stats")),
+        ("bm25 search", lambda: client.get("/api/search", params={"q": "pruning", "mode": "bm25"})),
+        ("paper", lambda: client.get(f"/api/papers/{paper_id}")),
+        ("star", lambda: client.put(f"/api/papers/{paper_id}/star")),
+    ):
+        started = time.perf_counter()
+        response = send()
+        timed[name] = (response.status_code, time.perf_counter() - started)
+    return timed
+
+
+def _first_id(lib: Library) -> str:
+    return next(lib.papers()).paper_id
+
+
+def test_reads_and_marks_do_not_wait_behind_a_slow_search(
+    lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entered, release = threading.Event(), threading.Event()
+    original = Library.search
+
+    def search(self: Library, query: str, *args, **kwargs):
+        if query == "slow":  # stands for a search that embeds, or a cold model load
+            entered.set()
+            release.wait(30)
+        return original(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(Library, "search", search)
+    paper_id = _first_id(lib)
+    with TestClient(create_app(lib)) as client, ThreadPoolExecutor(1) as background:
+        slow = background.submit(client.get, "/api/search", params={"q": "slow", "mode": "bm25"})
+        assert entered.wait(10)
+        timed = _quick_requests(client, paper_id)
+        assert not slow.done()  # the slow request was still running the whole time
+        release.set()
+        assert slow.result(timeout=30).status_code == 200
+    assert {name: status for name, (status, _) in timed.items()} == dict.fromkeys(timed, 200)
+    assert max(seconds for _, seconds in timed.values()) < QUICK_S, timed
+    assert lib.marks(paper_id)["starred"] is True
+
+
+def test_reads_and_marks_do_not_wait_behind_an_ingest_job(
+    lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job held in its cards phase (papers stored, not yet embedded) blocks nothing."""
+    entered, release = threading.Event(), threading.Event()
+    original = Library.build_cards
+
+    def build_cards(self: Library, *args, **kwargs):
+        entered.set()
+        release.wait(30)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Library, "build_cards", build_cards)
+    paper_id = _first_id(lib)
+    with TestClient(create_app(lib)) as client:
+        job_id = client.post("/api/ingest", params={"name": "up.txt"}, content=UPLOAD.encode()).json()[
+            "data"
+        ]["job_id"]
+        assert entered.wait(30)
+        timed = _quick_requests(client, paper_id)
+        # Papers the job stored but has not embedded yet: a hybrid search answers from BM25 at
+        # once and says so, instead of embedding them inside the request.
+        started = time.perf_counter()
+        hybrid = client.get("/api/search", params={"q": "wombat routing experts"}).json()
+        timed["hybrid search"] = (200, time.perf_counter() - started)
+        assert "no embedding yet" in hybrid["notice"] and hybrid["data"][0]["missing_vector"] is True
+        assert lib.missing_vectors() == 1  # the request embedded nothing
+        assert client.get(f"/api/ingest/{job_id}").json()["data"]["state"] == "running"
+        release.set()
+        done = client.app.state.jobs.wait(job_id, timeout_s=60)
+        assert done["state"] == "done" and lib.missing_vectors() == 0
+        after = client.get("/api/search", params={"q": "wombat routing experts"}).json()
+        assert after["notice"] is None and after["data"][0]["paper_id"] == done["new_paper_ids"][0]
+    assert max(seconds for _, seconds in timed.values()) < QUICK_S, timed
+
+
+def test_concurrent_hybrid_searches_agree_with_serial_ones(lib: Library) -> None:
+    """Pooled instances share the process's embedder: queries embedded at once give the same hits."""
+    queries = ["pruning speedup", "sparse attention", "long context GPU", "CIFAR-10", "transformers"]
+    pool = LibraryPool(lib, size=4)
+    try:
+        serial = {q: [h.paper_id for h in lib.search(q)] for q in queries}
+        checkouts = [pool.checkout() for _ in range(4)]
+        instances = [c.__enter__() for c in checkouts]
+        assert len({id(i) for i in instances}) == 4
+        start = threading.Barrier(4)
+
+        def run(instance: Library) -> list[list[str]]:
+            start.wait(10)
+            return [[h.paper_id for h in instance.search(q)] for q in queries * 5]
+
+        with ThreadPoolExecutor(4) as workers:
+            results = list(workers.map(run, instances))
+        for c in checkouts:
+            c.__exit__(None, None, None)
+        assert all(found == [serial[q] for q in queries * 5] for found in results)
+    finally:
+        pool.close()
+
+
+def test_a_pool_opens_instances_only_as_needed_and_at_most_its_size(lib: Library) -> None:
+    pool = LibraryPool(lib, size=2)
+    try:
+        with pool.checkout() as first:
+            assert first is lib and pool._opened == []
+            with pool.checkout() as second:
+                assert second is not lib and second.store.path == lib.store.path
+                assert second.embedder_name == lib.embedder_name == "fake"
+                assert second.search_embed_max_papers == 0  # a server search never embeds
+        with pool.checkout() as again:
+            assert again in (lib, *pool._opened) and len(pool._opened) == 1
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize("kind", ["memory", "embedder object"])
+def test_a_library_that_cannot_be_opened_twice_has_a_pool_of_one(kind: str, tmp_path: Path) -> None:
+    library = Library(":memory:") if kind == "memory" else Library(tmp_path / "x.db", embedder=FakeEmbedder())
+    try:
+        pool = LibraryPool(library, size=4, timeout_s=0.2)
+        assert (pool.size, pool.is_shareable) == (1, False)
+        with pool.checkout() as only:
+            assert only is library
+            with pytest.raises(PoolBusy, match="the server is busy"), pool.checkout():
+                pass
+    finally:
+        library.close()
+
+
+def test_a_busy_pool_answers_503_in_the_error_shape(lib: Library) -> None:
+    app = create_app(lib, pool_size=1)
+    app.state.pool.timeout_s = 0.1
+    with TestClient(app) as client, app.state.pool.checkout():
+        response = client.get("/api/stats")
+        assert response.status_code == 503
+        assert response.json() == {
+            "ok": False,
+            "error": "the server is busy: all 1 library connections stayed in use for 0.1 s; try again",
+            "status": 503,
+        }
