@@ -1,4 +1,4 @@
-"""The map page in headless Chromium with the network off: points, search, hover card, full card."""
+"""The standalone map file in headless Chromium, network off: points, search, hover card, readable card."""
 
 from __future__ import annotations
 
@@ -75,6 +75,19 @@ def test_map_renders_searches_and_shows_cards_offline(icml_map: tuple[Library, P
             assert page.get_attribute("#card", "data-paper-id") == apm.paper_id
             card = page.text_content("#card-body")
             assert apm.paper_id in card and apm.clean_text[:80] in card
+            # The card's fields read as text, as on the paper page (once raw JSON for datasets,
+            # claims and area, and the venue twice).
+            names = page.locator("#card-fields dt").all_text_contents()
+            values = page.locator("#card-fields dd").all_text_contents()
+            fields = dict(zip(names, values, strict=True))
+            assert fields["Methods"] == "APM (analytic parameter matching)"
+            assert fields["Datasets"] == "Flickr30k"
+            assert fields["Claims"].startswith("65× storage reduction")
+            assert fields["Area"].endswith("(model, 49%)") and fields["Venue"] == "ICML 2026"
+            shown = page.inner_text("#card")
+            assert shown.count("ICML 2026") == 1
+            for bad in ("[object Object]", '{"', "\\", "undefined"):
+                assert bad not in shown, bad
             page.screenshot(path=str(ARTIFACTS / "icml2026_map_card.png"))
 
             page.keyboard.press("Escape")

@@ -1,6 +1,15 @@
-"""The topic map: one self-contained offline HTML file (canvas scatter, search, cards) and a PNG."""
+"""The topic map: a self-contained offline HTML file or the live page's shell (one canvas script), and a PNG."""
 
-from .html import COLOR_MODES, PALETTE, map_payload, write_map_html
+from .html import COLOR_MODES, MAP_ASSETS, PALETTE, live_map_html, map_asset, map_payload, write_map_html
 from .png import write_map_png
 
-__all__ = ["map_payload", "write_map_html", "write_map_png", "COLOR_MODES", "PALETTE"]
+__all__ = [
+    "map_payload",
+    "write_map_html",
+    "write_map_png",
+    "live_map_html",
+    "map_asset",
+    "MAP_ASSETS",
+    "COLOR_MODES",
+    "PALETTE",
+]

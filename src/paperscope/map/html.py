@@ -1,13 +1,22 @@
-"""Build the map's data and write it, with the vendored script and style, into one HTML file.
+"""Build the map's data; write it into one offline HTML file, or the shell of the server's live page.
 
-The page needs no network: ``static/map.js`` (our own canvas renderer, no library) and
-``static/map.css`` are inlined, the data sits in a ``<script type="application/json">`` block,
-and the fonts are the system's. Text is inserted with ``textContent`` only, so abstracts with
-``<`` or ``&`` show as written (case 5 of the bug cases).
+Two pages run the same ``static/map.js`` (our own canvas renderer, no library):
+
+- the standalone file of ``paperscope map --out F`` needs no network: the script and
+  ``static/map.css`` are inlined and the data sits in a ``<script type="application/json">``
+  block (:func:`write_map_html`);
+- the server's ``/map`` (:func:`live_map_html`) is a shell under the app's strict CSP: the script
+  and style are files (``/map/assets/...``), the data is fetched from ``/api/map``, and the
+  page's query is highlighted with the library's own search.
+
+The fonts are the system's. Text is inserted with ``textContent`` only, so abstracts with ``<``
+or ``&`` show as written (case 5 of the bug cases).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
 import json
 import os
@@ -15,11 +24,21 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
 
-from ..errors import InputError
+from ..errors import InputError, NotFound
 from ..models import Paper, Topic
 
-__all__ = ["map_payload", "write_map_html", "PALETTE", "COLOR_MODES", "UNASSIGNED_COLOR"]
+__all__ = [
+    "map_payload",
+    "write_map_html",
+    "live_map_html",
+    "map_asset",
+    "MAP_ASSETS",
+    "PALETTE",
+    "COLOR_MODES",
+    "UNASSIGNED_COLOR",
+]
 
 #: Category colours (Tableau 20 reordered so neighbours in the list differ in hue); the map
 #: and the PNG cycle through it in order of category size.
@@ -30,8 +49,8 @@ PALETTE = [
 ]  # fmt: skip
 #: Colour of the Unassigned group and of papers with an unknown area or venue.
 UNASSIGNED_COLOR = "#b4b4b4"
-#: Card keys the page already shows from the paper itself (or that mean nothing to a reader).
-_CARD_SKIP = frozenset({"label", "extractor_version", "title", "authors", "venue", "year", "abstract"})
+#: Card keys the payload leaves out: shown from the paper's own columns, or meaningless to a reader.
+_CARD_DROP = frozenset({"label", "extractor_version", "venue", "year"})
 #: What the points can be coloured by.
 COLOR_MODES = ("topic", "area", "venue")
 
@@ -55,6 +74,7 @@ def map_payload(
     topics: Sequence[Topic],
     color_by: str = "topic",
     title: str | None = None,
+    abstract_chars: int | None = None,
 ) -> dict[str, Any]:
     """Return the JSON the map page reads: papers column by column, topics, colour categories.
 
@@ -64,6 +84,8 @@ def map_payload(
         topics: every stored topic.
         color_by: the initial colouring, one of :data:`COLOR_MODES`.
         title: page title.
+        abstract_chars: cut each abstract to about this many characters (the live page, whose
+            card links to the paper page, needs only a snippet); None keeps them whole.
 
     Raises:
         InputError: ``color_by`` is not one of :data:`COLOR_MODES`.
@@ -85,6 +107,9 @@ def map_payload(
         [" ".join(str(v) for v in (p.venue, p.year) if v) or None for p in rows]
     )
     cards = [p.card.to_dict() if p.card else {} for p in rows]
+    abstracts = [p.clean_text for p in rows]
+    if abstract_chars is not None:
+        abstracts = [_cut(text, abstract_chars) for text in abstracts]
     return {
         "title": title or f"paperscope map: {len(rows)} papers",
         "color_by": color_by,
@@ -102,11 +127,11 @@ def map_payload(
             "authors": [p.authors for p in rows],
             "venue": [" ".join(str(v) for v in (p.venue, p.year) if v) for p in rows],
             "area": [p.source_area or "" for p in rows],
-            "abstract": [p.clean_text for p in rows],
+            "decision": [p.decision or "" for p in rows],
+            "keywords": [p.keywords for p in rows],
+            "abstract": abstracts,
             "urls": [p.urls for p in rows],
-            "card": [
-                {k: v for k, v in c.items() if v and k not in ("label", "extractor_version")} for c in cards
-            ],
+            "card": [{k: v for k, v in c.items() if v and k not in _CARD_DROP} for c in cards],
         },
         "categories": {
             "topic": {"names": topic_names, "index": topic_cat, "grey_last": has_unassigned},
@@ -119,6 +144,15 @@ def map_payload(
         },
         "topics": [t.to_dict() for t in topics],
     }
+
+
+def _cut(text: str, limit: int) -> str:
+    """Return ``text`` cut at a word boundary near ``limit`` characters, with "…" when cut."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
 
 
 def _static(name: str) -> str:
@@ -157,3 +191,105 @@ def write_map_html(path: str | Path, payload: dict[str, Any]) -> Path:
     tmp.write_text(page, encoding="utf-8")
     tmp.replace(out)
     return out
+
+
+#: The files the live page loads from ``/map/assets/{name}``, with their media types. A fixed
+#: list: any other name is a 404, so no request path ever reaches the file system.
+MAP_ASSETS = {"map.js": "text/javascript; charset=utf-8", "map.css": "text/css; charset=utf-8"}
+#: The site's pages, as the nav of every page links them: (data-nav key, href, English, 中文).
+_NAV = (
+    ("search", "/", "Search", "搜索"),
+    ("topics", "/topics", "Topics", "主题"),
+    ("map", "/map", "Map", "地图"),
+    ("library", "/library", "Reading list", "阅读列表"),
+    ("ingest", "/ingest", "Ingest", "导入"),
+)
+_SEARCH_MODES = ("hybrid", "bm25", "dense")
+_SHELL_TEXT = {
+    "en": {"q": "Search papers (English or 中文)", "go": "Search", "title": "Topic map"},
+    "zh": {"q": "搜索论文（中文或英文）", "go": "搜索", "title": "主题地图"},
+}
+
+
+def map_asset(name: str) -> tuple[bytes, str]:
+    """Return ``(bytes, media type)`` of a live-page asset named in :data:`MAP_ASSETS`.
+
+    Raises:
+        NotFound: ``name`` is not one of them.
+    """
+    media = MAP_ASSETS.get(name)
+    if media is None:
+        raise NotFound(f"no map asset {name!r}; the map serves {', '.join(sorted(MAP_ASSETS))}")
+    return _asset_bytes(name), media
+
+
+@functools.cache
+def _asset_bytes(name: str) -> bytes:
+    return resources.files("paperscope.map").joinpath("static", name).read_bytes()
+
+
+@functools.cache
+def _asset_version(name: str) -> str:
+    return hashlib.sha256(_asset_bytes(name)).hexdigest()[:12]
+
+
+def live_map_html(
+    query: str = "", mode: str | None = None, lang: str = "en", message: str | None = None
+) -> str:
+    """Return the server's map page: site nav, map controls, external script and style, no data.
+
+    The script fetches the data from ``/api/map`` and highlights the hits of ``query`` (the
+    library's own search, ``mode`` as ``/api/search`` takes it). With ``message`` the page
+    shows that text instead of a map (the 404 before topics are fitted) and loads no script.
+    No inline script and no style attribute: the page runs under the app's strict CSP.
+
+    Args:
+        query: the page's ``?q=``, put in the highlight box.
+        mode: the page's ``?mode=``; None (or an unknown mode) leaves the search default.
+        lang: ``"en"`` or ``"zh"`` (the interface language, from the ``paperscope_lang`` cookie).
+        message: show this instead of the map.
+    """
+    lang = lang if lang in _SHELL_TEXT else "en"
+    text = _SHELL_TEXT[lang]
+    esc = html.escape
+    mode = mode if mode in _SEARCH_MODES else None
+    here = "/map" + ("?" + urlencode({"q": query, **({"mode": mode} if mode else {})}) if query else "")
+    back = esc(quote(here, safe=""))
+    current = ' aria-current="page"'
+    links = "\n".join(
+        f'  <a href="{href}" data-nav="{key}"{current if key == "map" else ""}>'
+        f"{esc(zh if lang == 'zh' else en)}</a>"
+        for key, href, en, zh in _NAV
+    )
+    options = "".join(
+        f'<option value="{m}"{" selected" if m == (mode or "hybrid") else ""}>{m}</option>'
+        for m in _SEARCH_MODES
+    )
+    nav = (
+        '<nav id="nav" aria-label="paperscope">\n  <a href="/" class="brand">paperscope</a>\n'
+        f"{links}\n"
+        '  <form id="search-form" action="/" method="get" role="search">\n'
+        f'    <input id="q" name="q" type="search" placeholder="{esc(text["q"])}" aria-label="{esc(text["q"])}">\n'
+        f'    <select id="mode" name="mode" aria-label="mode">{options}</select>\n'
+        f'    <button type="submit">{esc(text["go"])}</button>\n  </form>\n'
+        f'  <span class="langs"><a href="/lang/en?next={back}" data-lang="en" lang="en">English</a>'
+        f' <a href="/lang/zh?next={back}" data-lang="zh" lang="zh-Hans">中文</a></span>\n</nav>\n'
+    )
+    head = (
+        f'<!doctype html>\n<html lang="{"zh-Hans" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(text['title'])} · paperscope</title>\n"
+        '<link rel="icon" href="data:,">\n'
+        f'<link rel="stylesheet" href="/map/assets/map.css?v={_asset_version("map.css")}">\n'
+    )
+    if message is not None:
+        return (
+            f'{head}</head>\n<body class="live message">\n{nav}'
+            f'<main id="map-message"><p>{esc(message)}</p></main>\n</body>\n</html>\n'
+        )
+    attrs = f' data-map-src="/api/map" data-lang="{lang}"'
+    attrs += f' data-query="{esc(query)}"' + (f' data-mode="{mode}"' if mode else "")
+    return (
+        f'{head}<script src="/map/assets/map.js?v={_asset_version("map.js")}" defer></script>\n</head>\n'
+        f'<body class="live"{attrs}>\n{nav}{_static("map.html")}\n</body>\n</html>\n'
+    )

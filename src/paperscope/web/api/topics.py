@@ -1,26 +1,47 @@
-"""GET /api/topics (the stored topics), POST /api/topics/fit (fit them) and GET /map (the map page).
+"""Topics and the map: GET /api/topics, POST /api/topics/fit, GET /api/map, and the /map page.
 
 A GET never changes the library: a cross-site ``GET /api/topics`` once refitted the topics of a
 library for 83 s. Fitting is the POST, or ``paperscope topics`` on the command line.
+
+``/map`` is a live page under the app's strict CSP: an HTML shell whose script and style are
+files (``/map/assets/map.js``, ``/map/assets/map.css``, a fixed list) and whose data is
+``GET /api/map``. That payload is built once per topic fit and library state and kept in
+memory with an ``ETag``: a reload sends ``If-None-Match`` and gets a 304, another client gets
+the cached bytes (gzipped when it accepts gzip).
 """
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import asdict
-from pathlib import Path
+import gzip
+import hashlib
+import json
+import threading
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from ...errors import NotFound
+from ...library import Library
+from ...map import live_map_html, map_asset, map_payload
+from ...store import vectors
 from .deps import library_of, ok
 
 router = APIRouter()
 page_router = APIRouter()
 
 _HOW_TO_FIT = "run `paperscope topics` (or POST /api/topics/fit) to fit them"
+#: The live payload keeps this much of each abstract (its card links to the full paper page).
+LIVE_ABSTRACT_CHARS = 400
+_CACHE_LOCK = threading.Lock()
+
+
+@dataclass
+class _MapCache:
+    etag: str
+    body: bytes
+    gzipped: bytes | None = None
 
 
 @router.get("/topics")
@@ -43,11 +64,95 @@ def fit_topics(request: Request) -> dict[str, Any]:
         return {**ok([asdict(t) for t in lib.topics()]), "stale": False}
 
 
-@page_router.get("/map", include_in_schema=False)
-def map_page(request: Request) -> HTMLResponse:
-    """Return the self-contained topic map of the stored topics (a 404 before the first fit)."""
-    with library_of(request) as lib, tempfile.TemporaryDirectory() as folder:
-        if not lib.topics():
+def _map_key(lib: Library) -> str | None:
+    """Return what the map payload depends on, hashed (None before the first fit).
+
+    The topic run (every fit stores new settings, figures and a fingerprint), the library file's
+    id, its change generation (titles, texts and deletions) and the top rowids of papers, cards
+    and sources (inserted papers, re-extracted cards, merged records) — a few indexed reads.
+    """
+    run = lib.topic_run()
+    if not run:
+        return None
+    conn = lib.store.conn
+    tops = [
+        conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
+        for table in ("papers", "cards", "sources")
+    ]
+    state = [vectors.library_id(conn), vectors.library_generation(conn), tops, run]
+    digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+    return f'"map-{digest[:32]}"'
+
+
+def _map_cache(request: Request) -> _MapCache:
+    """Return the cached payload of the current fit, building it first when the key moved.
+
+    Raises:
+        NotFound: topics have not been fitted yet.
+    """
+    state = request.app.state
+    with library_of(request) as lib:
+        key = _map_key(lib)
+        if key is None or not lib.topics():
             raise NotFound(f"no topics yet: {_HOW_TO_FIT}")
-        path = lib.write_map(Path(folder) / "map.html")
-        return HTMLResponse(path.read_text(encoding="utf-8"))
+        with _CACHE_LOCK:
+            cached: _MapCache | None = getattr(state, "map_cache", None)
+            if cached is not None and cached.etag == key:
+                return cached
+            payload = map_payload(
+                list(lib.papers()), lib.paper_topics(), lib.topics(), abstract_chars=LIVE_ABSTRACT_CHARS
+            )
+            body = json.dumps(ok(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            state.map_cache = cached = _MapCache(key, body)
+            return cached
+
+
+@router.get(
+    "/map",
+    responses={304: {"description": "Not modified (the ETag given in If-None-Match is current)"}},
+)
+def map_data(request: Request) -> Response:
+    """Return ``{"ok": true, "data": payload}``: the map's papers column by column, topics, colours.
+
+    A 404 before the first fit. The response has an ``ETag`` that changes with each fit and
+    with new or changed papers; send it back in ``If-None-Match`` for a 304.
+    """
+    cached = _map_cache(request)
+    headers = {"ETag": cached.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+    if cached.etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(status_code=304, headers=headers)
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        with _CACHE_LOCK:
+            if cached.gzipped is None:
+                cached.gzipped = gzip.compress(cached.body, compresslevel=5, mtime=0)
+        return Response(
+            cached.gzipped, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"}
+        )
+    return Response(cached.body, media_type="application/json", headers=headers)
+
+
+def _lang(request: Request) -> str:
+    return "zh" if request.cookies.get("paperscope_lang", "") in ("zh", "zh-Hans") else "en"
+
+
+@page_router.get("/map", include_in_schema=False)
+def map_page(request: Request, q: str = "", mode: str | None = None) -> Response:
+    """Return the live map page (a 404 before the first fit: HTML for a browser, else JSON).
+
+    ``q`` highlights the hits of the library's search (``mode`` as /api/search takes it).
+    """
+    with library_of(request) as lib:
+        fitted = bool(lib.topic_run()) and bool(lib.topics())
+    if not fitted:
+        message = f"No topics yet: {_HOW_TO_FIT}, then reload this page."
+        if "text/html" in request.headers.get("accept", ""):
+            return HTMLResponse(live_map_html(lang=_lang(request), message=message), status_code=404)
+        return JSONResponse({"ok": False, "error": message, "status": 404}, status_code=404)
+    return HTMLResponse(live_map_html(query=q, mode=mode, lang=_lang(request)))
+
+
+@page_router.get("/map/assets/{name}", include_in_schema=False)
+def map_assets(name: str) -> Response:
+    """Return the live map's script or style (``map.js``, ``map.css``; any other name is a 404)."""
+    body, media = map_asset(name)
+    return Response(body, media_type=media, headers={"Cache-Control": "public, max-age=3600"})
