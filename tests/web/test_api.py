@@ -185,3 +185,347 @@ def test_an_out_of_range_year_is_a_400_and_serve_get_never_prints_a_traceback(tm
     assert (
         cli_result.stderr == "Error: year must be a whole number from 1 to 9999, got 99999999999999999999\n"
     )
+
+
+# -- the envelope, the schema and every endpoint ----------------------------------------------
+
+
+def _asgi_get(app, path: str, query: bytes) -> tuple[int, dict, float]:
+    """GET ``path?query`` straight through the ASGI app (httpx refuses URLs over 64 kB)."""
+    import asyncio
+    import time
+
+    async def run() -> list[dict]:
+        sent: list[dict] = []
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": query,
+            "headers": [(b"host", b"testserver")],
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+        }
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        return sent
+
+    started = time.perf_counter()
+    sent = asyncio.run(run())
+    elapsed = time.perf_counter() - started
+    return sent[0]["status"], json.loads(b"".join(m.get("body", b"") for m in sent[1:])), elapsed
+
+
+def _error_shape(response, status: int) -> str:
+    body = response.json()
+    assert response.status_code == status, body
+    assert set(body) == {"ok", "error", "status"} and body["ok"] is False and body["status"] == status
+    return body["error"]
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"q": "pruning", "limit": "abc"}, "limit: Input should be a valid integer"),
+        ({"q": "pruning", "limit": "-1"}, "limit must be an integer from 1 to 1000, got -1"),
+        ({"q": "pruning", "limit": str(10**9)}, "limit must be an integer from 1 to 1000, got 1000000000"),
+        ({"q": "pruning", "limit": "1e3"}, "limit: Input should be a valid integer"),
+        ({"q": "pruning", "year": "99999999999999999999"}, "year must be a whole number from 1 to 9999"),
+        ({"q": "pruning", "year": "-3"}, "year must be a whole number from 1 to 9999, got -3"),
+        ({"q": "pruning", "topic": "99999999999999999999"}, "topic: Input should be less than or equal to"),
+        ({"q": "pruning", "topic": "7"}, "no topic 7"),
+        ({"q": "pruning", "offset": "-1"}, "offset: Input should be greater than or equal to 0"),
+        ({"q": "pruning", "offset": "995", "limit": "10"}, "offset + limit must be from 1 to 1000"),
+        ({"q": "pruning", "has_code": "maybe"}, "has_code: Input should be a valid boolean"),
+        ({"q": "pruning", "yaer": "2026"}, "unknown query parameter: yaer; this route takes: area,"),
+        ({"q": "pruning", "yaer": "1", "veneu": "x"}, "unknown query parameters: veneu, yaer;"),
+    ],
+)
+def test_bad_numbers_and_unknown_filters_are_400(client: TestClient, params, fragment: str) -> None:
+    assert fragment in _error_shape(client.get("/api/search", params=params), 400)
+
+
+def test_unknown_parameters_are_refused_on_every_read_route(client: TestClient) -> None:
+    for path in ("/api/stats", "/api/browse", "/api/facets", "/api/marks", "/api/tags", "/api/export"):
+        error = _error_shape(client.get(path, params={"bogus": "1"}), 400)
+        assert error.startswith("unknown query parameter: bogus"), path
+
+
+def test_a_100_kb_query_is_cut_with_a_notice_and_answers_quickly(client: TestClient) -> None:
+    from urllib.parse import quote
+
+    query = ("pruning CIFAR-10 speedup " * 4200)[:100_000]
+    status, body, elapsed_s = _asgi_get(client.app, "/api/search", f"q={quote(query)}".encode())
+    assert status == 200 and body["ok"] is True
+    assert body["notice"].startswith("the query was cut to its first ")
+    assert "of 100,000 characters" in body["notice"]
+    assert body["data"][0]["paper_id"] == _apm_id(client)
+    assert elapsed_s < 5  # generous on a loaded 2-core machine; uncut it would tokenise 100 kB
+    # A Chinese query of 100 kB (no spaces) is cut by characters too.
+    status, body, _ = _asgi_get(client.app, "/api/search", f"q={quote('剪枝' * 50_000)}".encode())
+    assert status == 200 and "characters" in body["notice"]
+
+
+def test_a_lone_surrogate_in_a_note_is_a_400_and_stores_nothing(client: TestClient) -> None:
+    apm = _apm_id(client)
+    response = client.put(
+        f"/api/papers/{apm}/note",
+        content=b'{"body": "\\ud800"}',
+        headers={"content-type": "application/json"},
+    )
+    assert _error_shape(response, 400).startswith("body: ")
+    assert client.get(f"/api/papers/{apm}").json()["data"]["marks"]["note"] is None
+    for bad in (b"{", b'{"body": 3}', b"[]", b'{"note": "x"}'):
+        response = client.put(
+            f"/api/papers/{apm}/note", content=bad, headers={"content-type": "application/json"}
+        )
+        _error_shape(response, 400)
+
+
+def test_a_body_over_the_limit_is_a_413_on_any_route(client: TestClient) -> None:
+    apm = _apm_id(client)
+    big = json.dumps({"body": "x" * (1024 * 1024)}).encode()
+    declared = client.put(
+        f"/api/papers/{apm}/note", content=big, headers={"content-type": "application/json"}
+    )
+    streamed = client.put(
+        f"/api/papers/{apm}/note",
+        content=iter([big[:1000], big[1000:]]),
+        headers={"content-type": "application/json"},
+    )
+    star = client.put(f"/api/papers/{apm}/star", content=b"x" * (1024 * 1024 + 1))
+    for response in (declared, streamed, star):
+        assert _error_shape(response, 413) == "the request body is larger than the limit of 1 MiB"
+    assert client.get(f"/api/papers/{apm}").json()["data"]["marks"] == {
+        "starred": False,
+        "tags": [],
+        "note": None,
+        "triage": None,
+    }
+
+
+def test_hits_carry_the_card_metadata_and_no_local_path(client: TestClient, tmp_path: Path) -> None:
+    from paperscope.models import Hit
+
+    response = client.get("/api/search", params={"q": "pruning speedup"})
+    (hit, *_) = response.json()["data"]
+    assert set(hit) == set(Hit(paper_id="x", score=0, rank=1, label="x").to_dict())
+    assert (hit["venue"], hit["year"], hit["has_code"]) == ("ICML", 2026, True)
+    assert hit["links"] == {"code": "https://github.com/acme/apm"}
+    assert hit["sources"] == [{"path": "f1.txt", "line": 3, "format": "text-list"}]
+    for path in ("/api/search?q=pruning", f"/api/papers/{hit['paper_id']}", "/api/stats", "/api/browse"):
+        assert str(tmp_path) not in client.get(path).text, path
+    assert client.get("/api/stats").json()["data"]["db"] == "web.db"
+
+
+def test_browse_pages_the_library_in_order(client: TestClient) -> None:
+    first = client.get("/api/browse", params={"sort": "added", "limit": 1}).json()["data"]
+    second = client.get("/api/browse", params={"sort": "added", "limit": 1, "offset": 1}).json()["data"]
+    assert (first["total"], first["offset"], second["offset"]) == (2, 0, 1)
+    assert [h["rank"] for h in first["hits"] + second["hits"]] == [1, 2]
+    assert first["hits"][0]["paper_id"] != second["hits"][0]["paper_id"]
+    coded = client.get("/api/browse", params={"has_code": "true"}).json()["data"]
+    assert coded["total"] == 1 and coded["hits"][0]["paper_id"] == _apm_id(client)
+    assert "unknown sort 'size'" in _error_shape(client.get("/api/browse", params={"sort": "size"}), 400)
+
+
+def test_facets_count_the_result_set(client: TestClient) -> None:
+    apm = _apm_id(client)
+    everything = client.get("/api/facets").json()
+    assert everything["data"]["venue"] == [{"value": "ICML", "label": "ICML", "count": 2}]
+    assert {v["value"]: v["count"] for v in everything["data"]["has_code"]} == {"true": 1, "false": 1}
+    queried = client.get("/api/facets", params={"q": "CIFAR-10", "mode": "bm25"}).json()["data"]
+    assert queried["dataset"] == [{"value": "CIFAR-10", "label": "CIFAR-10", "count": 1}]
+    client.put(f"/api/papers/{apm}/tags/to-read")
+    tagged = client.get("/api/facets", params={"tag": "to-read"}).json()["data"]
+    assert tagged["tag"] == [{"value": "to-read", "label": "to-read", "count": 1}]
+
+
+def test_triage_reading_list_and_tags(client: TestClient) -> None:
+    apm = _apm_id(client)
+    other = next(
+        h["paper_id"] for h in client.get("/api/browse").json()["data"]["hits"] if h["paper_id"] != apm
+    )
+    assert client.put(f"/api/papers/{apm}/triage", json={"state": "keep"}).json()["data"]["triage"] == "keep"
+    bad = client.put(f"/api/papers/{apm}/triage", json={"state": "later"})
+    assert "state: Input should be 'keep', 'maybe' or 'reject'" in _error_shape(bad, 400)
+    client.put(f"/api/papers/{other}/star")
+    client.put(f"/api/papers/{other}/tags/graphs")
+    client.put(f"/api/papers/{apm}/tags/Graphs")
+
+    def listed(**params: str) -> list[str]:
+        return [item["paper"]["paper_id"] for item in client.get("/api/marks", params=params).json()["data"]]
+
+    assert listed(kind="starred") == [other]
+    assert listed(kind="triaged") == [apm]
+    assert set(listed(kind="tagged")) == {apm, other} and set(listed()) == {apm, other}
+    assert listed(kind="noted") == []
+    item = client.get("/api/marks", params={"kind": "starred"}).json()["data"][0]
+    assert set(item) == {"paper", "marks", "topic"} and item["marks"]["tags"] == ["graphs"]
+    assert "kind: Input should be" in _error_shape(client.get("/api/marks", params={"kind": "liked"}), 400)
+    assert client.get("/api/tags").json()["data"] == [{"tag": "graphs", "count": 2}]
+    assert client.put(f"/api/papers/{apm}/triage", json={"state": None}).json()["data"]["triage"] is None
+    assert _error_shape(client.put("/api/papers/abcdef123456/triage", json={"state": "keep"}), 404)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "media", "ext"),
+    [
+        ("jsonl", "application/x-ndjson", "jsonl"),
+        ("csv", "text/csv", "csv"),
+        ("bibtex", "application/x-bibtex", "bib"),
+        ("markdown", "text/markdown", "md"),
+    ],
+)
+def test_export_is_an_attachment_of_the_right_type(
+    client: TestClient, tmp_path: Path, fmt, media, ext
+) -> None:
+    apm = _apm_id(client)
+    client.put(f"/api/papers/{apm}/star")
+    everything = client.get("/api/export", params={"format": fmt})
+    starred = client.get("/api/export", params={"format": fmt, "starred": "1"})
+    for response in (everything, starred):
+        assert response.status_code == 200
+        assert response.headers["content-type"] == f"{media}; charset=utf-8"
+        assert response.headers["content-disposition"].startswith('attachment; filename="paperscope-')
+        assert response.headers["content-disposition"].endswith(f'.{ext}"')
+        assert str(tmp_path) not in response.text
+    assert "-starred." in starred.headers["content-disposition"]
+    assert apm in starred.text or fmt in ("bibtex", "markdown")
+    assert len(starred.content) < len(everything.content)
+
+
+def test_export_of_an_unknown_format_is_a_400(client: TestClient) -> None:
+    error = _error_shape(client.get("/api/export", params={"format": "docx"}), 400)
+    assert error.startswith("unknown export format 'docx'; choose one of: jsonl, csv, bibtex, markdown")
+
+
+def test_related_and_recommend(client: TestClient) -> None:
+    apm = _apm_id(client)
+    related = client.get(f"/api/related/{apm}").json()
+    assert [h["paper_id"] for h in related["data"]] != [apm] and apm not in [
+        h["paper_id"] for h in related["data"]
+    ]
+    assert _error_shape(client.get("/api/related/abcdef123456"), 404)
+    assert "no paper is starred" in _error_shape(client.get("/api/recommend"), 400)
+    client.put(f"/api/papers/{apm}/star")
+    recommended = client.get("/api/recommend").json()["data"]
+    assert apm not in [h["paper_id"] for h in recommended] and len(recommended) == 1
+
+
+def test_recommend_never_embeds_inside_a_request(tmp_path: Path) -> None:
+    path = tmp_path / "f1.txt"
+    path.write_text(F1, encoding="utf-8")
+    lib = Library(tmp_path / "lazy.db")
+    lib.ingest([path], embed=False)
+    with TestClient(create_app(lib)) as client:
+        apm = _apm_id(client)
+        client.put(f"/api/papers/{apm}/star")
+        error = _error_shape(client.get("/api/recommend"), 503)
+        assert error.startswith("2 papers have no embedding yet")
+        hybrid = client.get("/api/search", params={"q": "pruning"}).json()
+        assert "no embedding yet" in hybrid["notice"]
+    assert lib.missing_vectors() == 2
+    lib.close()
+
+
+def _conforms(value, schema: dict, spec: dict, where: str = "$") -> None:
+    """Assert ``value`` fits the OpenAPI ``schema``: types, required and declared keys (a small checker)."""
+    if "$ref" in schema:
+        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    if "anyOf" in schema:
+        errors = []
+        for option in schema["anyOf"]:
+            try:
+                _conforms(value, option, spec, where)
+                return
+            except AssertionError as exc:
+                errors.append(str(exc))
+        raise AssertionError(f"{where}: fits no option: {errors}")
+    if "const" in schema:
+        assert value == schema["const"], where
+    if "enum" in schema:
+        assert value in schema["enum"], where
+    kind = schema.get("type")
+    types = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "null": type(None)}
+    if kind == "object":
+        assert isinstance(value, dict), where
+        props = schema.get("properties", {})
+        assert set(schema.get("required", [])) <= set(value), (where, schema.get("required"), list(value))
+        if props:
+            assert set(value) <= set(props), (where, set(value) - set(props))
+        extra = schema.get("additionalProperties")
+        for key, item in value.items():
+            sub = props.get(key, extra if isinstance(extra, dict) else {})
+            _conforms(item, sub, spec, f"{where}.{key}")
+    elif kind == "array":
+        assert isinstance(value, list), where
+        for i, item in enumerate(value):
+            _conforms(item, schema.get("items", {}), spec, f"{where}[{i}]")
+    elif kind in types:
+        assert isinstance(value, types[kind]) and not (kind in ("integer", "number") and value is True), where
+
+
+def test_every_answer_matches_the_openapi_schema(client: TestClient) -> None:
+    """Each route's body fits the schema /openapi.json declares for its status, keys included."""
+    apm = _apm_id(client)
+    client.put(f"/api/papers/{apm}/star")
+    client.put(f"/api/papers/{apm}/tags/to-read")
+    client.put(f"/api/papers/{apm}/triage", json={"state": "maybe"})
+    job = client.post("/api/ingest", params={"name": "again.txt"}, content=F1.encode()).json()["data"]
+    client.app.state.jobs.wait(job["job_id"])
+    spec = client.get("/openapi.json").json()
+    calls = [
+        ("get", "/api/search", "/api/search?q=pruning", 200),
+        ("get", "/api/search", "/api/search?q=", 400),
+        ("get", "/api/search", "/api/search?q=x&limit=abc", 400),
+        ("get", "/api/browse", "/api/browse", 200),
+        ("get", "/api/facets", "/api/facets?q=pruning", 200),
+        ("get", "/api/related/{paper_id}", f"/api/related/{apm}", 200),
+        ("get", "/api/recommend", "/api/recommend", 200),
+        ("get", "/api/papers/{paper_id}", f"/api/papers/{apm}", 200),
+        ("get", "/api/papers/{paper_id}", "/api/papers/abcdef123456", 404),
+        ("get", "/api/stats", "/api/stats", 200),
+        ("put", "/api/papers/{paper_id}/star", f"/api/papers/{apm}/star", 200),
+        ("delete", "/api/papers/{paper_id}/tags/{tag}", f"/api/papers/{apm}/tags/none", 200),
+        ("get", "/api/marks", "/api/marks", 200),
+        ("get", "/api/tags", "/api/tags", 200),
+        ("get", "/api/ingest/{job_id}", f"/api/ingest/{job['job_id']}", 200),
+        ("get", "/api/ingest/{job_id}", "/api/ingest/nope", 404),
+        ("post", "/api/ingest", "/api/ingest?name=..", 400),
+    ]
+    for method, route, url, status in calls:
+        response = client.request(method, url, content=b"x" if method == "post" else None)
+        assert response.status_code == status, url
+        declared = spec["paths"][route][method]["responses"][str(status)]
+        schema = declared["content"]["application/json"]["schema"]
+        if status >= 400:
+            assert schema["$ref"].endswith("/ErrorResponse"), url
+        _conforms(response.json(), schema, spec, url)
+    # Every route of this API declares the error shape for its failures.
+    for route, methods in spec["paths"].items():
+        for method, op in methods.items():
+            if route.startswith("/api/") and not route.startswith(("/api/topics", "/api/map")):
+                for status in ("400", "401", "403", "404", "413", "500", "503"):
+                    ref = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
+                    assert ref.endswith("/ErrorResponse"), (route, method, status)
+
+
+def test_the_schema_lives_at_openapi_json_and_docs_run_no_script(client: TestClient) -> None:
+    spec = client.get("/openapi.json")
+    assert spec.status_code == 200 and spec.json()["info"]["title"] == "paperscope"
+    assert _error_shape(client.get("/api/openapi.json"), 404)
+    docs = client.get("/api/docs")
+    assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+    assert "<script" not in docs.text and "/api/search" in docs.text and "/api/ingest" in docs.text

@@ -112,7 +112,10 @@ def create_app(
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         parts = []
         for err in exc.errors():
-            where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "body", "path"))
+            loc = list(err.get("loc", ()))
+            if loc and loc[0] in ("query", "body", "path", "header", "cookie"):
+                loc = loc[1:]  # where the value was sent; the rest names it
+            where = ".".join(str(p) for p in loc)
             parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
         return _error("; ".join(parts) or "invalid request", 400)
 

@@ -160,16 +160,31 @@ def install_body_limit(
                 await _error(message, status)(scope, receive, send)
                 return
             received = 0
+            answered = False  # the 413 went out: what the app sends after it is dropped
+            started = False
 
             async def limited_receive() -> Any:
-                nonlocal received
+                nonlocal received, answered
                 message = await receive()
                 if message["type"] == "http.request":
                     received += len(message.get("body", b""))
                     if received > limit:
+                        # Answered here: FastAPI turns any error raised while it parses a body
+                        # into a 400 "error parsing the body"; the raise then stops the route.
+                        if not started and not answered:
+                            answered = True
+                            await _error(str(BodyTooLarge(limit)), 413)(scope, receive, send)
                         raise BodyTooLarge(limit)
                 return message
 
-            await self.inner(scope, limited_receive, send)
+            async def guarded_send(message: Any) -> None:
+                nonlocal started
+                if answered:
+                    return
+                if message["type"] == "http.response.start":
+                    started = True
+                await send(message)
+
+            await self.inner(scope, limited_receive, guarded_send)
 
     app.add_middleware(_BodyLimit)
