@@ -574,17 +574,15 @@ class Library:
         rows = papers.hit_rows(conn, ids)
         return int(total), [_hit(rows[pid], pid, offset + i, 0.0) for i, pid in enumerate(ids, start=1)]
 
-    def facet_counts(self, paper_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
-        """Count ``paper_ids`` per facet value; see :func:`paperscope.store.facets.facet_counts`.
+    def facet_counts(self, paper_ids: list[str] | None) -> dict[str, list[dict[str, Any]]]:
+        """Count ``paper_ids`` (None: the whole library) per facet value.
 
-        The topic facet uses the stored broad topics (empty before a fit).
+        See :func:`paperscope.store.facets.facet_counts`; the topic facet counts the stored
+        broad topics (empty before a fit).
         """
         from .store.facets import facet_counts
 
-        assigned = topic_store.load_assignments(self.store.conn)
-        names = {t.topic_id: t.name for t in self.topics(level=0)}
-        topics = {pid: (a["topic_id"], names.get(a["topic_id"], "")) for pid, a in assigned.items()}
-        return facet_counts(self.store.conn, paper_ids, topics)
+        return facet_counts(self.store.conn, paper_ids)
 
     def related(self, paper_id: str, limit: int = 10) -> list[Hit]:
         """Return the ``limit`` papers most related to ``paper_id`` (see ``index.related``).

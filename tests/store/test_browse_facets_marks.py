@@ -122,3 +122,22 @@ def test_long_queries_are_cut_with_a_notice(lib: Library) -> None:
     assert len(query) == MAX_QUERY_CHARS and notice
     hits = lib.search("graph sparsify " * 20_000, limit=5, mode="bm25")
     assert hits and "cut" in lib.search_notice
+
+
+def test_facet_table_follows_the_cards_and_none_means_the_whole_library(lib: Library) -> None:
+    everything = lib.facet_counts(None)
+    assert everything == lib.facet_counts([p.paper_id for p in lib.papers()])
+    assert sum(e["count"] for e in everything["has_code"]) == len(lib)
+    before = {e["value"]: e["count"] for e in everything["dataset"]}
+    lib.build_cards(rebuild=True)
+    assert {e["value"]: e["count"] for e in lib.facet_counts(None)["dataset"]} == before
+    conn = lib.store.conn
+    (pid,) = conn.execute("SELECT paper_id FROM card_facets WHERE facet = 'dataset' LIMIT 1").fetchone()
+    conn.execute(
+        "UPDATE cards SET data = json_set(data, '$.datasets', json('[]')) WHERE paper_id = ?", (pid,)
+    )
+    assert not conn.execute(
+        "SELECT 1 FROM card_facets WHERE facet = 'dataset' AND paper_id = ?", (pid,)
+    ).fetchone()
+    conn.execute("DELETE FROM cards WHERE paper_id = ?", (pid,))
+    assert not conn.execute("SELECT 1 FROM card_facets WHERE paper_id = ?", (pid,)).fetchone()

@@ -146,4 +146,73 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
     );
     """,
+    # 6: the card values the search page counts as facets (area, contribution, dataset by its
+    # matching key, has_code), one row per paper and value, kept by triggers on cards: counting
+    # them from the card JSON took 1 s on 21k papers.
+    """
+    CREATE TABLE card_facets (
+        paper_id TEXT NOT NULL,
+        facet    TEXT NOT NULL,
+        key      TEXT NOT NULL,
+        label    TEXT NOT NULL
+    );
+    CREATE INDEX card_facets_paper ON card_facets (paper_id);
+    CREATE INDEX card_facets_key ON card_facets (facet, key);
+    CREATE TRIGGER cards_facets_insert AFTER INSERT ON cards
+    BEGIN
+        DELETE FROM card_facets WHERE paper_id = NEW.paper_id;
+        INSERT INTO card_facets (paper_id, facet, key, label)
+        SELECT NEW.paper_id, 'area', json_extract(NEW.data, '$.area.label'), json_extract(NEW.data, '$.area.label')
+        WHERE json_extract(NEW.data, '$.area.label') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'contribution', json_extract(t.value, '$.type'), json_extract(t.value, '$.type')
+        FROM json_each(NEW.data, '$.contribution_types') t WHERE json_extract(t.value, '$.type') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'dataset',
+            replace(replace(replace(replace(lower(json_extract(d.value, '$.name')), ' ', ''), '-', ''), '_', ''), '.', ''),
+            json_extract(d.value, '$.name')
+        FROM json_each(NEW.data, '$.datasets') d WHERE json_extract(d.value, '$.name') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'has_code', 'true', 'true'
+        WHERE json_array_length(json_extract(NEW.data, '$.code_urls')) > 0;
+    END;
+    CREATE TRIGGER cards_facets_update AFTER UPDATE OF data ON cards
+    BEGIN
+        DELETE FROM card_facets WHERE paper_id = NEW.paper_id;
+        INSERT INTO card_facets (paper_id, facet, key, label)
+        SELECT NEW.paper_id, 'area', json_extract(NEW.data, '$.area.label'), json_extract(NEW.data, '$.area.label')
+        WHERE json_extract(NEW.data, '$.area.label') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'contribution', json_extract(t.value, '$.type'), json_extract(t.value, '$.type')
+        FROM json_each(NEW.data, '$.contribution_types') t WHERE json_extract(t.value, '$.type') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'dataset',
+            replace(replace(replace(replace(lower(json_extract(d.value, '$.name')), ' ', ''), '-', ''), '_', ''), '.', ''),
+            json_extract(d.value, '$.name')
+        FROM json_each(NEW.data, '$.datasets') d WHERE json_extract(d.value, '$.name') IS NOT NULL
+        UNION ALL
+        SELECT NEW.paper_id, 'has_code', 'true', 'true'
+        WHERE json_array_length(json_extract(NEW.data, '$.code_urls')) > 0;
+    END;
+    CREATE TRIGGER cards_facets_delete AFTER DELETE ON cards
+    BEGIN
+        DELETE FROM card_facets WHERE paper_id = OLD.paper_id;
+    END;
+    INSERT INTO card_facets (paper_id, facet, key, label)
+    SELECT * FROM (
+        SELECT c.paper_id, 'area', json_extract(c.data, '$.area.label'), json_extract(c.data, '$.area.label')
+        FROM cards c WHERE json_extract(c.data, '$.area.label') IS NOT NULL
+        UNION ALL
+        SELECT c.paper_id, 'contribution', json_extract(t.value, '$.type'), json_extract(t.value, '$.type')
+        FROM cards c, json_each(c.data, '$.contribution_types') t WHERE json_extract(t.value, '$.type') IS NOT NULL
+        UNION ALL
+        SELECT c.paper_id, 'dataset',
+            replace(replace(replace(replace(lower(json_extract(d.value, '$.name')), ' ', ''), '-', ''), '_', ''), '.', ''),
+            json_extract(d.value, '$.name')
+        FROM cards c, json_each(c.data, '$.datasets') d WHERE json_extract(d.value, '$.name') IS NOT NULL
+        UNION ALL
+        SELECT c.paper_id, 'has_code', 'true', 'true'
+        FROM cards c WHERE json_array_length(json_extract(c.data, '$.code_urls')) > 0
+    );
+    """,
 ]
