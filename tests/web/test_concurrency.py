@@ -181,3 +181,53 @@ def test_a_busy_pool_answers_503_in_the_error_shape(lib: Library) -> None:
             "error": "the server is busy: all 1 library connections stayed in use for 0.1 s; try again",
             "status": 503,
         }
+
+
+def test_a_real_server_answers_while_a_request_is_held(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same over loopback HTTP: uvicorn's worker threads each get a pooled Library."""
+    import httpx
+    import uvicorn
+
+    entered, release = threading.Event(), threading.Event()
+    original = Library.search
+
+    def search(self: Library, query: str, *args, **kwargs):
+        if query == "slow":
+            entered.set()
+            release.wait(30)
+        return original(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(Library, "search", search)
+    app = create_app(lib, allowed_hosts={"127.0.0.1"})
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if server.started:
+                break
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        base = f"http://127.0.0.1:{port}"
+        paper_id = _first_id(lib)
+        with ThreadPoolExecutor(1) as background, httpx.Client(base_url=base, timeout=30) as http:
+            slow = background.submit(http.get, "/api/search", params={"q": "slow", "mode": "bm25"})
+            assert entered.wait(10)
+            timed = {}
+            for name, send in (
+                ("stats", lambda: http.get("/api/stats")),
+                ("bm25", lambda: http.get("/api/search", params={"q": "pruning", "mode": "bm25"})),
+                ("paper", lambda: http.get(f"/api/papers/{paper_id}")),
+                ("star", lambda: http.put(f"/api/papers/{paper_id}/star", headers={"Origin": base})),
+            ):
+                started = time.perf_counter()
+                timed[name] = (send().status_code, time.perf_counter() - started)
+            assert not slow.done()
+            release.set()
+            assert slow.result(timeout=30).status_code == 200
+        assert {name: status for name, (status, _) in timed.items()} == dict.fromkeys(timed, 200)
+        assert max(seconds for _, seconds in timed.values()) < QUICK_S, timed
+    finally:
+        release.set()
+        server.should_exit = True
+        thread.join(10)
