@@ -256,6 +256,13 @@ def test_language_cookie_switches_every_page_to_chinese(site) -> None:
             assert "搜索" in shown and "阅读清单" in shown and "按 ? 查看快捷键" in shown, url
             assert "Reading list" not in shown and "Search" not in shown.replace("paperscope", ""), url
         assert "篇论文" in _text(client.get("/").text)
+        facets = client.get("/", params={"q": "model", "mode": "bm25"}).text
+        contribution = re.search(r'data-facet="contribution">(.*?)</section>', facets, re.S).group(1)
+        assert (
+            "贡献类型" in _text(contribution)
+            and "方法" in _text(contribution)
+            and "method" not in _text(contribution)
+        )
     finally:
         client.cookies.clear()
     assert '<html lang="en">' in client.get("/").text

@@ -113,14 +113,15 @@
       return;
     }
     button.disabled = true;
+    text.classList.remove("failed");
     const jobs = [];
     try {
       for (const [index, file] of files.entries()) jobs.push(await ingestFile(file, index, files.length));
       await showReport(jobs);
     } catch (err) {
+      if (jobs.length) await showReport(jobs);
       text.textContent = err.message;
       text.classList.add("failed");
-      if (jobs.length) await showReport(jobs);
     } finally {
       button.disabled = false;
     }
