@@ -94,7 +94,8 @@ def test_api_map_is_cached_by_etag_and_gzipped(client: TestClient, fitted: Libra
     payload = first.json()["data"]
     assert payload["papers"]["paper_id"] and len(payload["papers"]["paper_id"]) == len(fitted) == 95
     assert {"x", "y", "label", "card", "keywords", "decision"} <= set(payload["papers"])
-    assert all(len(a) <= 401 for a in payload["papers"]["abstract"])  # snippets: the card links the page
+    assert all(len(a) <= 201 for a in payload["papers"]["abstract"])  # snippets: the card links the page
+    assert all(isinstance(c.get("area", ""), str) for c in payload["papers"]["card"])  # as text
     assert all(not {"venue", "year", "label"} & set(c) for c in payload["papers"]["card"])
     assert "/work/" not in first.text  # no local paths
     again = client.get("/api/map", headers={"If-None-Match": etag})

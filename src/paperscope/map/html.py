@@ -75,6 +75,7 @@ def map_payload(
     color_by: str = "topic",
     title: str | None = None,
     abstract_chars: int | None = None,
+    compact: bool = False,
 ) -> dict[str, Any]:
     """Return the JSON the map page reads: papers column by column, topics, colour categories.
 
@@ -86,6 +87,9 @@ def map_payload(
         title: page title.
         abstract_chars: cut each abstract to about this many characters (the live page, whose
             card links to the paper page, needs only a snippet); None keeps them whole.
+        compact: the live page's smaller payload (about a third at 21k papers): each card keeps
+            only what the card panel shows (no span offsets or evidence), a title equal to the
+            label is sent once (as the label), coordinates are rounded to 5 decimals.
 
     Raises:
         InputError: ``color_by`` is not one of :data:`COLOR_MODES`.
@@ -107,6 +111,10 @@ def map_payload(
         [" ".join(str(v) for v in (p.venue, p.year) if v) or None for p in rows]
     )
     cards = [p.card.to_dict() if p.card else {} for p in rows]
+    cards = [{k: v for k, v in c.items() if v and k not in _CARD_DROP} for c in cards]
+    if compact:
+        cards = [_readable_card(c) for c in cards]
+    digits = 5 if compact else None
     abstracts = [p.clean_text for p in rows]
     if abstract_chars is not None:
         abstracts = [_cut(text, abstract_chars) for text in abstracts]
@@ -117,13 +125,13 @@ def map_payload(
         "unassigned_color": UNASSIGNED_COLOR,
         "papers": {
             "paper_id": [p.paper_id for p in rows],
-            "x": [assigned[p.paper_id]["x"] for p in rows],
-            "y": [assigned[p.paper_id]["y"] for p in rows],
+            "x": [_round(assigned[p.paper_id]["x"], digits) for p in rows],
+            "y": [_round(assigned[p.paper_id]["y"], digits) for p in rows],
             "topic_id": [assigned[p.paper_id]["topic_id"] for p in rows],
             "subtopic_id": [assigned[p.paper_id]["subtopic_id"] for p in rows],
             "is_outlier": [int(assigned[p.paper_id]["is_outlier"]) for p in rows],
             "label": [p.label for p in rows],
-            "title": [p.title or "" for p in rows],
+            "title": [p.title or "" if not compact or p.title != p.label else "" for p in rows],
             "authors": [p.authors for p in rows],
             "venue": [" ".join(str(v) for v in (p.venue, p.year) if v) for p in rows],
             "area": [p.source_area or "" for p in rows],
@@ -131,7 +139,7 @@ def map_payload(
             "keywords": [p.keywords for p in rows],
             "abstract": abstracts,
             "urls": [p.urls for p in rows],
-            "card": [{k: v for k, v in c.items() if v and k not in _CARD_DROP} for c in cards],
+            "card": cards,
         },
         "categories": {
             "topic": {"names": topic_names, "index": topic_cat, "grey_last": has_unassigned},
@@ -144,6 +152,39 @@ def map_payload(
         },
         "topics": [t.to_dict() for t in topics],
     }
+
+
+#: What the card panel reads of each card entry (compact payload); other keys are spans and evidence.
+_CARD_KEEP = {
+    "methods": ("name", "long_form"),
+    "contribution_types": ("type",),
+    "tasks": ("text",),
+    "datasets": ("name",),
+    "claims": ("relation", "value", "unit", "what"),
+    "area": ("label", "source", "confidence"),
+}
+
+
+def _readable_card(card: dict[str, Any]) -> dict[str, Any]:
+    """Return ``card`` with only the keys the card panel shows (no offsets, mentions or evidence)."""
+    slim: dict[str, Any] = {}
+    for key, value in card.items():
+        keep = _CARD_KEEP.get(key)
+        if keep is None:
+            if key in ("code_urls", "project_urls") or (key == "method_names" and not card.get("methods")):
+                slim[key] = value
+        elif isinstance(value, dict):
+            slim[key] = {k: value[k] for k in keep if value.get(k) not in (None, "")}
+        elif isinstance(value, list):
+            slim[key] = [
+                {k: e[k] for k in keep if e.get(k) not in (None, "")} if isinstance(e, dict) else e
+                for e in value
+            ]
+    return slim
+
+
+def _round(value: float, digits: int | None) -> float:
+    return value if digits is None else round(value, digits)
 
 
 def _cut(text: str, limit: int) -> str:

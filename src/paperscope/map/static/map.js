@@ -401,6 +401,7 @@
     }
     function areaText(i, card) {
       const a = card.area;
+      if (typeof a === "string" && a.trim()) return a.trim(); // the live payload sends it as text
       if (a && typeof a === "object" && text(a.label)) {
         // "label (model, 49%)"; an area taken from the list itself ("source") has no confidence to show.
         const sure = typeof a.confidence === "number" && a.source !== "source";

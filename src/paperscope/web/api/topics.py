@@ -26,14 +26,16 @@ from ...errors import NotFound
 from ...library import Library
 from ...map import live_map_html, map_asset, map_payload
 from ...store import vectors
+from ..present import area_text, claim_text
 from .deps import library_of, ok
 
 router = APIRouter()
 page_router = APIRouter()
 
 _HOW_TO_FIT = "run `paperscope topics` (or POST /api/topics/fit) to fit them"
-#: The live payload keeps this much of each abstract (its card links to the full paper page).
-LIVE_ABSTRACT_CHARS = 400
+#: The live payload keeps this much of each abstract: the tooltip's snippet (the card links to
+#: the full paper page). With the compact cards, 21,490 papers are about 10 MB, 2.5 MB gzipped.
+LIVE_ABSTRACT_CHARS = 200
 _CACHE_LOCK = threading.Lock()
 
 
@@ -62,6 +64,32 @@ def fit_topics(request: Request) -> dict[str, Any]:
             raise NotFound("the library has no papers to fit topics on")
         lib.fit_topics()
         return {**ok([asdict(t) for t in lib.topics()]), "stale": False}
+
+
+def _card_texts(card: dict[str, Any]) -> dict[str, Any]:
+    """Return a compact card with each entry as the text the paper page shows (one formatter).
+
+    ``methods`` become "APM (analytic parameter matching)", ``claims`` "65× storage reduction",
+    ``area`` "label (model, 49%)", the other lists their names; map.js shows strings as given.
+    """
+    out: dict[str, Any] = {}
+    for key, value in card.items():
+        if key == "area" and isinstance(value, dict):
+            out[key] = area_text(value)
+        elif key == "claims":
+            out[key] = [claim_text(c) if isinstance(c, dict) else str(c) for c in value]
+        elif key == "methods":
+            out[key] = [
+                (f"{m['name']} ({m['long_form']})" if m.get("long_form") else str(m.get("name", "")))
+                if isinstance(m, dict)
+                else str(m)
+                for m in value
+            ]
+        elif isinstance(value, list):
+            out[key] = [next(iter(e.values()), "") if isinstance(e, dict) else e for e in value]
+        else:
+            out[key] = value
+    return out
 
 
 def _map_key(lib: Library) -> str | None:
@@ -100,8 +128,13 @@ def _map_cache(request: Request) -> _MapCache:
             if cached is not None and cached.etag == key:
                 return cached
             payload = map_payload(
-                list(lib.papers()), lib.paper_topics(), lib.topics(), abstract_chars=LIVE_ABSTRACT_CHARS
+                list(lib.papers()),
+                lib.paper_topics(),
+                lib.topics(),
+                abstract_chars=LIVE_ABSTRACT_CHARS,
+                compact=True,
             )
+            payload["papers"]["card"] = [_card_texts(card) for card in payload["papers"]["card"]]
             body = json.dumps(ok(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             state.map_cache = cached = _MapCache(key, body)
             return cached
