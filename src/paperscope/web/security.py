@@ -2,8 +2,8 @@
 
 - Every response carries ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``
   and a Content-Security-Policy that allows only this server's own scripts, styles and fetches
-  (no remote loads, no inline script). The one exception is ``/map``, the self-contained map
-  page whose vendored script is inline: it may run inline script, still nothing remote.
+  (no remote loads, no inline script, no style attributes), the map page included (its script
+  and style are files under ``/map/assets``).
 - A state-changing request (POST, PUT, PATCH, DELETE) is refused with a 403 in the JSON error
   shape when its ``Origin`` is not this server (cross-site request forgery) or, when the app
   knows which hosts it serves, when its ``Host`` is not one of them (DNS rebinding).
@@ -30,7 +30,6 @@ __all__ = [
     "install_body_limit",
     "BodyTooLarge",
     "CSP",
-    "MAP_CSP",
     "LOOPBACK_HOSTS",
     "TOKEN_COOKIE",
     "MAX_BODY_BYTES",
@@ -41,10 +40,6 @@ __all__ = [
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-)
-#: The map page inlines its vendored script and style (one offline file): inline allowed, nothing remote.
-MAP_CSP = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
-    "style-src 'self'", "style-src 'self' 'unsafe-inline'"
 )
 #: Host names that only this machine can reach.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -111,7 +106,7 @@ def install_security(
                 )
         else:
             response = await call_next(request)
-        response.headers["Content-Security-Policy"] = MAP_CSP if request.url.path == "/map" else CSP
+        response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         return response

@@ -136,14 +136,10 @@ def browse(
         return ok({"total": total, "offset": offset, "hits": [h.to_dict() for h in hits]})
 
 
-def _filtered_ids(lib: Library, filters: Filters) -> list[str]:
-    """Return the paper_ids that pass the filters (every paper when none is given)."""
-    ids: list[str] = []
-    while True:
-        total, page = lib.browse(offset=len(ids), limit=MAX_LIMIT, **filters.kwargs)
-        ids.extend(h.paper_id for h in page)
-        if not page or len(ids) >= total:
-            return ids
+def _filtered_ids(lib: Library, filters: Filters) -> list[str] | None:
+    """Return the paper_ids that pass the filters (None, meaning every paper, when none is given)."""
+    allowed = lib.filtered_ids(**filters.kwargs)
+    return None if allowed is None else sorted(allowed)
 
 
 @router.get("/facets", response_model=Envelope[dict[str, list[FacetValue]]])
