@@ -529,3 +529,22 @@ def test_the_schema_lives_at_openapi_json_and_docs_run_no_script(client: TestCli
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
     assert "<script" not in docs.text and "/api/search" in docs.text and "/api/ingest" in docs.text
+
+
+def test_the_response_models_drop_nothing_the_library_returns(client: TestClient) -> None:
+    """Answers go through pydantic models, which would drop a new key silently: compare with the library."""
+    lib = client.app.state.library
+    apm = _apm_id(client)
+    client.put(f"/api/papers/{apm}/star")
+    hit = client.get("/api/search", params={"q": "pruning"}).json()["data"][0]
+    assert set(hit) == set(lib.search("pruning")[0].to_dict())
+    assert isinstance(hit["legs"]["bm25"]["rank"], int) and isinstance(hit["legs"]["bm25"]["score"], float)
+    paper = client.get(f"/api/papers/{apm}").json()["data"]
+    assert paper == {**json.loads(json.dumps(lib.get(apm).to_dict())), "marks": lib.marks(apm)}
+    assert set(client.get("/api/stats").json()["data"]) == set(lib.stats())
+    (item,) = client.get("/api/marks").json()["data"]
+    (expected,) = lib.reading_list()
+    assert item == json.loads(json.dumps({**expected, "paper": expected["paper"].to_dict()}))
+    assert client.get(f"/api/related/{apm}").json()["data"] == json.loads(
+        json.dumps([h.to_dict() for h in lib.related(apm)])
+    )

@@ -236,8 +236,12 @@ class IngestJobs:
                 raise TimeoutError(f"ingest job {job_id} still {snapshot['state']} after {timeout_s} s")
             time.sleep(0.02)
 
-    def close(self, timeout_s: float = 30.0) -> None:
-        """Stop taking jobs, let the running one finish (up to ``timeout_s``), drop the queued ones."""
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Stop taking jobs, give the running one ``timeout_s`` to finish, drop the queued ones.
+
+        A job still running then dies with the process: its file's open transaction is rolled
+        back by SQLite, and uploading the file again ingests it (re-ingest is idempotent).
+        """
         with self._lock:
             self._closed = True
             thread = self._thread

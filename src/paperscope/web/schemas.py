@@ -96,7 +96,9 @@ class HitModel(BaseModel):
         description="kind → http(s) URL, kinds in order among code, project, openreview, arxiv, pdf, doi, url."
     )
     sources: list[SourceModel]
-    legs: dict[str, dict[str, float]] = Field(description="Each leg's rank and raw score (bm25, dense).")
+    legs: dict[str, dict[str, int | float]] = Field(
+        description="Each leg's rank (int) and raw score (bm25, dense; svm for recommendations)."
+    )
     snippet: str = Field(description="The best passage; the matched terms are listed in `terms`.")
     terms: list[str] = Field(description="Query terms found in the paper (related: the shared words).")
     missing_vector: bool = Field(description="The paper has no embedding yet, so dense search missed it.")
