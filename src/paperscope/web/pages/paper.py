@@ -12,7 +12,7 @@ from ...errors import PaperscopeError
 from ...links import paper_links as _paper_links
 from .. import present
 from ..api.deps import library_of
-from .common import html_errors, render
+from .common import html_errors, render, topics_of
 
 __all__ = ["router", "RELATED_LIMIT", "paper_links"]
 
@@ -42,7 +42,7 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
     with library_of(request) as lib:
         paper = lib.get(paper_id)
         marks = lib.marks(paper.paper_id)
-        topic = lib.paper_topics().get(paper.paper_id)
+        topic = topics_of(lib, [paper.paper_id]).get(paper.paper_id)
         related: list[dict[str, Any]] | None
         related_error = None
         try:

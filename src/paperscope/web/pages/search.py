@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from ...errors import ModelUnavailable, NotFound
 from ..api.deps import library_of
-from .common import BadParam, html_errors, param_bool, param_choice, param_int, param_str, render
+from .common import BadParam, html_errors, param_bool, param_choice, param_int, param_str, render, topics_of
 
 __all__ = ["router", "FACET_POOL", "PAGE_SIZE", "SORTS", "read_filters"]
 
@@ -133,7 +133,7 @@ def search_page(request: Request) -> HTMLResponse:
         except NotFound as exc:  # an unknown topic id is a bad filter, not a missing page
             raise BadParam(str(exc)) from None
         counts = lib.facet_counts(counted if counted is not None else _browse_ids(lib, filters))
-        assigned = lib.paper_topics()
+        assigned = topics_of(lib, [h.paper_id for h in page])
         results = [_hit_view(h, lib.marks(h.paper_id), assigned.get(h.paper_id)) for h in page]
         library_size = len(lib)
     more = offset + page_size < total
@@ -159,21 +159,7 @@ def search_page(request: Request) -> HTMLResponse:
     )
 
 
-def _browse_ids(lib: Any, filters: dict[str, Any]) -> list[str]:
-    """Return the paper_ids of the browsed (filtered) library, for its facet counts."""
-    filtered_ids = getattr(lib, "filtered_ids", None)
-    if filtered_ids is not None:
-        allowed = filtered_ids(**filters)
-        return (
-            sorted(allowed)
-            if allowed is not None
-            else [r[0] for r in lib.store.conn.execute("SELECT paper_id FROM papers")]
-        )
-    ids: list[str] = []
-    offset = 0
-    while True:
-        total, page = lib.browse(offset=offset, limit=1000, **filters)
-        ids.extend(h.paper_id for h in page)
-        offset += len(page)
-        if not page or offset >= total:
-            return ids
+def _browse_ids(lib: Any, filters: dict[str, Any]) -> list[str] | None:
+    """Return the paper_ids of the browsed library for its facet counts (None: every paper)."""
+    allowed = lib.filtered_ids(**filters)
+    return None if allowed is None else sorted(allowed)
