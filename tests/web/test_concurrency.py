@@ -231,3 +231,25 @@ def test_a_real_server_answers_while_a_request_is_held(lib: Library, monkeypatch
         release.set()
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.model
+def test_the_real_model_embeds_queries_from_many_threads_at_once() -> None:
+    """The process-wide MiniLM embedder is safe to share between pooled Libraries (same vectors)."""
+    import numpy as np
+
+    from paperscope.index.embed import get_embedder, prepare_embedder
+
+    prepare_embedder("minilm")
+    embedder = get_embedder("minilm")
+    queries = [
+        "dataset distillation",
+        "graph networks for molecules",
+        "sparse attention",
+        "剪枝",
+        "video diffusion",
+    ]
+    serial = [embedder.embed([q])[0] for q in queries * 6]
+    with ThreadPoolExecutor(8) as workers:
+        parallel = list(workers.map(lambda q: embedder.embed([q])[0], queries * 6))
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(serial, parallel, strict=True))
