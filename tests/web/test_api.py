@@ -525,6 +525,8 @@ def test_every_answer_matches_the_openapi_schema(client: TestClient) -> None:
 def test_the_schema_lives_at_openapi_json_and_docs_run_no_script(client: TestClient) -> None:
     spec = client.get("/openapi.json")
     assert spec.status_code == 200 and spec.json()["info"]["title"] == "paperscope"
+    # Validation errors are 400s in the error shape: the schema promises no 422 anywhere.
+    assert '"422"' not in spec.text and "HTTPValidationError" not in spec.text
     assert _error_shape(client.get("/api/openapi.json"), 404)
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
@@ -548,3 +550,20 @@ def test_the_response_models_drop_nothing_the_library_returns(client: TestClient
     assert client.get(f"/api/related/{apm}").json()["data"] == json.loads(
         json.dumps([h.to_dict() for h in lib.related(apm)])
     )
+
+
+def test_a_missing_model_is_a_503_and_bm25_still_answers(client: TestClient, monkeypatch) -> None:
+    from paperscope.errors import ModelUnavailable
+
+    def unavailable(self, *args, **kwargs):
+        raise ModelUnavailable("onnxruntime is not installed; run: pip install onnxruntime")
+
+    monkeypatch.setattr(Library, "search", unavailable)
+    error = _error_shape(client.get("/api/search", params={"q": "pruning", "mode": "dense"}), 503)
+    assert error == "onnxruntime is not installed; run: pip install onnxruntime"
+
+
+def test_a_wrong_method_and_a_wrong_route_use_the_error_shape(client: TestClient) -> None:
+    assert "Method Not Allowed" in _error_shape(client.get("/api/papers/abcdef123456/star"), 405)
+    assert _error_shape(client.post("/api/search?q=x"), 405)
+    assert _error_shape(client.get("/api/no/such/route"), 404) == "Not Found"

@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import InputError, NotFound, PaperscopeError
+from ..errors import InputError, ModelUnavailable, NotFound, PaperscopeError
 from ..library import Library
 from .api import export, ingest, marks, papers, search, topics
 from .jobs import MAX_UPLOAD_BYTES, IngestJobs, uploads_dir_for
@@ -54,6 +54,8 @@ def _status_for(exc: PaperscopeError) -> int:
         return 404
     if isinstance(exc, InputError):
         return 400
+    if isinstance(exc, ModelUnavailable):
+        return 503  # the model is not installed here: mode=bm25 still answers
     return 500
 
 
@@ -148,6 +150,22 @@ def create_app(
     for module in (search, papers, marks, export, ingest, topics):
         app.include_router(module.router, prefix="/api")
     app.include_router(topics.page_router)
+
+    base_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        """Return FastAPI's schema without its 422 answers: a validation error is a 400 here."""
+        if app.openapi_schema is None:
+            schema = base_openapi()
+            for methods in schema.get("paths", {}).values():
+                for op in methods.values():
+                    op.get("responses", {}).pop("422", None)
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/api/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

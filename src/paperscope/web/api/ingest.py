@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ...errors import InputError
-from ..schemas import ERROR_RESPONSES, Envelope, IngestAccepted, IngestJobModel
+from ..schemas import ERROR_RESPONSES, Envelope, ErrorResponse, IngestAccepted, IngestJobModel
 from ..security import BodyTooLarge
 from .deps import ok, reject_unknown_query
 
@@ -30,6 +30,7 @@ router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR
     "/ingest",
     response_model=Envelope[IngestAccepted],
     status_code=202,
+    responses={409: {"model": ErrorResponse, "description": "Too many uploads are waiting already."}},
     openapi_extra={
         "requestBody": {
             "required": True,
