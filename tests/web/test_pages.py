@@ -191,6 +191,9 @@ def test_result_cards_show_links_chips_and_marks(site) -> None:
         exports = re.findall(r'<a class="export button" data-format="(\w+)" href="([^"]+)"', shelf)
         assert [f for f, _ in exports] == list(EXPORT_FORMATS)
         assert all(unescape(h) == f"/api/export?format={f}&starred=1" for f, h in exports)
+        bibtex = client.get(unescape(dict(exports)["bibtex"]))
+        assert bibtex.status_code == 200 and "attachment" in bibtex.headers["content-disposition"]
+        assert bibtex.text.count("@") == 1 and "XSSNet" in bibtex.text
         by_topic = client.get("/library", params={"group": "topic"}).text
         assert 'data-group="-"' in by_topic and "No topic" in _text(by_topic)
     finally:
@@ -234,6 +237,16 @@ def test_bad_values_on_the_other_pages_are_400_pages(site) -> None:
     ]:
         response = client.get(url)
         assert response.status_code == 400 and fragment in _text(response.text)
+
+
+def test_an_overlong_query_is_cut_with_a_notice_and_its_links_carry_the_cut_query(site) -> None:
+    client, _, _ = site
+    words = " ".join(f"model{i}" for i in range(5000))
+    response = client.get("/", params={"q": words, "mode": "bm25"})
+    assert response.status_code == 200 and len(response.text) < 200_000
+    assert "the query was cut to its first" in _text(response.text)
+    kept = " ".join(f"model{i}" for i in range(64))
+    assert f'value="{kept}"' in response.text
 
 
 def test_chinese_query_finds_papers(site) -> None:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from ...errors import ModelUnavailable, NotFound
+from ...library import cut_query
 from ..api.deps import library_of
 from .common import BadParam, html_errors, param_bool, param_choice, param_int, param_str, render, topics_of
 
@@ -108,8 +109,13 @@ def search_page(request: Request) -> HTMLResponse:
     offset = param_int(request, "offset", 0, 100_000, 0) or 0
     page_size = param_int(request, "limit", 1, MAX_PAGE_SIZE, PAGE_SIZE) or PAGE_SIZE
     filters = read_filters(request)
-    params = [(k, v) for k, v in request.query_params.multi_items() if k in KEPT and v.strip()]
     notices: list[str] = []
+    q, cut = cut_query(q)  # before anything, so the links of the page carry the query as searched
+    if cut:
+        notices.append(cut)
+    params = [
+        (k, q if k == "q" else v) for k, v in request.query_params.multi_items() if k in KEPT and v.strip()
+    ]
     with library_of(request) as lib:
         try:
             if q:
