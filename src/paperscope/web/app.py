@@ -6,6 +6,24 @@ so a slow request (a topic fit, an upload being embedded) never holds up searche
 or marks. Every JSON answer is ``{"ok": true, "data": ..., "notice": ...}`` or
 ``{"ok": false, "error": str, "status": int}`` (:mod:`paperscope.web.schemas`); the OpenAPI
 schema is at ``/openapi.json`` and a readable list of the routes at ``/api/docs``.
+
+The JSON routes (module: what it holds):
+
+- search: ``GET /api/search?q=&mode=&limit=&offset=&FILTERS`` hits; ``GET /api/browse?sort=&descending=
+  &limit=&offset=&FILTERS`` a page of the library; ``GET /api/facets?q=&mode=&FILTERS`` facet counts;
+  ``GET /api/related/{paper_id}``; ``GET /api/recommend?tag=``. FILTERS: venue, year, decision,
+  source_area, area, has_code, dataset, contribution, topic, starred, tag.
+- papers: ``GET /api/papers/{paper_id}`` (paper, card, marks), ``GET /api/stats``.
+- marks: ``PUT|DELETE /api/papers/{paper_id}/star``, ``PUT|DELETE /api/papers/{paper_id}/tags/{tag}``,
+  ``PUT /api/papers/{paper_id}/note`` {"body"}, ``PUT /api/papers/{paper_id}/triage`` {"state"},
+  ``GET /api/marks?kind=all|starred|tagged|noted|triaged&tag=``, ``GET /api/tags``.
+- export: ``GET /api/export?format=&starred=&tag=`` (an attachment).
+- ingest: ``POST /api/ingest?name=FILE`` (raw bytes; 202 with a job id), ``GET /api/ingest/{job_id}``.
+- topics (the map's): ``GET /api/topics``, ``POST /api/topics/fit``, ``GET /api/map``.
+
+Statuses: 400 bad input (unknown query parameters included), 401 no token, 403 foreign Origin or
+Host, 404, 405, 409 ingest queue full, 413 body over its limit, 503 busy (pool, locked database,
+vectors still being embedded, no model installed), 500 a bug.
 """
 
 from __future__ import annotations
