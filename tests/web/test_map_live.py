@@ -10,22 +10,17 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-import uvicorn
+from browser_helpers import ARTIFACTS, offline_browser, serve, text_problems
 from fastapi.testclient import TestClient
 
 from paperscope import Library
 from paperscope.web import create_app, security
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 QUERY = "diffusion"  # a word about a dozen of the 95 ICML papers use
 
 
@@ -57,33 +52,55 @@ def test_map_before_the_first_fit_is_a_404_that_says_what_to_run(icml_library: L
     assert icml_library.topics() == []  # a GET never fits
 
 
-def test_map_page_is_a_shell_with_external_assets_only(client: TestClient):
-    reply = client.get("/map", params={"q": 'a "quoted" <b>query</b>', "mode": "bm25"})
-    assert reply.status_code == 200
-    page = reply.text
+def _assert_map_shell(page: str) -> None:
+    """The page has the site nav, the map's controls, external script and style, nothing inline."""
     scripts = re.findall(r"<script\b[^>]*>", page)
-    assert scripts and all(re.search(r'\bsrc="/map/assets/map\.js\?v=\w+"', s) for s in scripts)
-    assert re.findall(r"<script\b[^>]*>(.*?)</script>", page, re.S) == [""]
+    assert any(re.search(r'\bsrc="/map/assets/map\.js\?v=\w+"', s) for s in scripts)
+    assert all(re.search(r'\bsrc="/', s) for s in scripts)
+    assert not any(body.strip() for body in re.findall(r"<script\b[^>]*>(.*?)</script>", page, re.S))
     assert "<style" not in page and not re.search(r"\sstyle=", page)
     assert not re.search(r"\son[a-z]+=", page)
     assert 'href="/map/assets/map.css?v=' in page
-    assert "<b>" not in page and 'data-query="a &quot;quoted&quot; &lt;b&gt;query&lt;/b&gt;"' in page
-    assert 'data-mode="bm25"' in page and 'data-map-src="/api/map"' in page
+    assert "<b>" not in page and 'data-map-src="/api/map"' in page and 'data-mode="bm25"' in page
+    assert re.search(r'data-query="a (&quot;|&#34;)quoted(&quot;|&#34;) &lt;b&gt;query&lt;/b&gt;"', page)
     for key in ("search", "topics", "map", "library", "ingest"):
         assert f'data-nav="{key}"' in page
-    assert 'id="search-form"' in page and 'id="q"' in page and 'id="mode"' in page
-    assert 'data-lang="zh"' in page and "/lang/zh?next=%2Fmap%3Fq%3D" in page
+    assert 'id="nav"' in page and 'id="search-form"' in page and 'id="q"' in page and 'id="mode"' in page
+    assert 'data-lang="zh"' in page and 'href="/lang/zh?next=/map' in page.replace("%2F", "/")
+    for part in ('id="map"', 'id="search"', 'id="count"', 'id="card"', 'id="legend"'):
+        assert part in page
+
+
+def test_map_page_is_a_shell_with_external_assets_only(client: TestClient):
+    reply = client.get("/map", params={"q": 'a "quoted" <b>query</b>', "mode": "bm25"})
+    assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/html")
+    _assert_map_shell(reply.text)
     client.cookies.set("paperscope_lang", "zh")
     zh = client.get("/map").text
-    assert '<html lang="zh-Hans">' in zh and 'data-lang="zh"' in zh and ">地图<" in zh
+    assert '<html lang="zh-Hans">' in zh and ">地图<" in zh
 
 
-@pytest.mark.xfail(
-    hasattr(security, "MAP_CSP"), reason="security.py still gives /map MAP_CSP (requested)", strict=True
-)
+def test_map_page_without_the_site_template_is_the_plain_shell(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+):
+    from jinja2 import TemplateNotFound
+
+    from paperscope.web.pages import common
+
+    def missing(*args: object, **kwargs: object) -> None:
+        raise TemplateNotFound("map.html")
+
+    monkeypatch.setattr(common, "render", missing)
+    page = client.get("/map", params={"q": 'a "quoted" <b>query</b>', "mode": "bm25"}).text
+    _assert_map_shell(page)
+    assert "/static/" not in page  # the shell carries its own nav style (map.css)
+
+
 def test_map_csp_is_the_strict_one(client: TestClient):
-    csp = client.get("/map").headers["content-security-policy"]
-    assert csp == security.CSP and "unsafe-inline" not in csp
+    assert not hasattr(security, "MAP_CSP")
+    for path in ("/map", "/api/map", "/map/assets/map.js"):
+        csp = client.get(path).headers["content-security-policy"]
+        assert csp == security.CSP and "unsafe-inline" not in csp and "unsafe-eval" not in csp
 
 
 def test_api_map_is_cached_by_etag_and_gzipped(client: TestClient, fitted: Library):
@@ -149,25 +166,10 @@ def test_map_assets_serve_the_script_and_style(client: TestClient):
 # ---- the browser ------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(fitted: Library) -> Iterator[str]:
-    port = _free_port()
-    config = uvicorn.Config(create_app(fitted), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve(fitted) as url:
+        yield url
 
 
 def _isolated(page, ids: list[str]) -> str:  # type: ignore[no-untyped-def]
@@ -197,104 +199,62 @@ def _page_point(page, paper_id: str) -> tuple[float, float]:  # type: ignore[no-
 @pytest.mark.browser
 def test_live_map_highlights_the_search_hits_and_opens_papers(server: str, fitted: Library):
     import httpx
-    from playwright.sync_api import sync_playwright
 
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} missing: apt-get install -y chromium (never `playwright install`)")
     hits = httpx.get(f"{server}/api/search", params={"q": QUERY, "limit": 200, "mode": "bm25"}).json()["data"]
     hit_ids = [h["paper_id"] for h in hits]
     assert 1 < len(hit_ids) < 95
     apm = next(p for p in fitted.papers() if "analytic parameter matching" in p.clean_text.lower())
-    ARTIFACTS.mkdir(exist_ok=True)
-    blocked: list[str] = []
-    errors: list[str] = []
-    csp_headers: list[str] = []
-
-    def only_loopback(route) -> None:  # type: ignore[no-untyped-def]
-        url = urlsplit(route.request.url)
-        if url.hostname != "127.0.0.1":
-            blocked.append(route.request.url)
-            route.abort()
-        elif url.path == "/map":
-            # Serve the page under the strict CSP even while security.py still relaxes /map:
-            # what runs here must run without inline script or style attributes.
-            reply = route.fetch()
-            csp_headers.append(reply.headers["content-security-policy"])
-            route.fulfill(response=reply, headers={**reply.headers, "content-security-policy": security.CSP})
-        else:
-            route.continue_()
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-            ],
+    with offline_browser() as browser:
+        page, log = browser.new_page(viewport=(1400, 900))
+        reply = page.goto(f"{server}/map?q={QUERY}&mode=bm25")
+        assert reply is not None and reply.ok
+        assert "unsafe-inline" not in reply.headers["content-security-policy"]
+        # Function predicates: a string would be eval'd in the page, which its CSP forbids.
+        page.wait_for_function(
+            "() => window.paperscopeMap && window.paperscopeMap.stats.frames > 0"
+            " && window.paperscopeMap.stats.hits !== null && !window.paperscopeMap.stats.searching"
         )
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            context.route("**/*", only_loopback)
-            page = context.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{server}/map?q={QUERY}&mode=bm25")
-            page.wait_for_function(
-                "() => window.paperscopeMap && window.paperscopeMap.stats.frames > 0"
-                " && window.paperscopeMap.stats.hits !== null && !window.paperscopeMap.stats.searching"
-            )
-            page.wait_for_function(f"() => window.paperscopeMap.stats.highlighted === {len(hit_ids)}")
-            assert page.evaluate("window.paperscopeMap.stats.hits") == len(hit_ids)
-            assert sorted(page.evaluate("window.paperscopeMap.highlightedIds()")) == sorted(hit_ids)
-            assert page.evaluate("window.paperscopeMap.stats.drawn") == 95
-            assert page.text_content("#count") == f"{len(hit_ids)} hits"
-            assert page.input_value("#search") == QUERY
-            assert page.locator("nav#nav a[data-nav=map]").count() == 1
-            page.screenshot(path=str(ARTIFACTS / "page-map.png"))
+        page.wait_for_function(f"() => window.paperscopeMap.stats.highlighted === {len(hit_ids)}")
+        assert page.evaluate("window.paperscopeMap.stats.hits") == len(hit_ids)
+        assert sorted(page.evaluate("window.paperscopeMap.highlightedIds()")) == sorted(hit_ids)
+        assert page.evaluate("window.paperscopeMap.stats.drawn") == 95
+        assert page.text_content("#count") == f"{len(hit_ids)} hits"
+        assert page.input_value("#search") == QUERY
+        assert page.locator("nav#nav a[data-nav=map]").count() == 1
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "page-map.png"))
 
-            # Shift-click opens the card panel: readable fields, as on the paper page.
-            x, y = _page_point(page, apm.paper_id)
-            page.keyboard.down("Shift")
+        # Shift-click opens the card panel: readable fields, as on the paper page.
+        x, y = _page_point(page, apm.paper_id)
+        page.keyboard.down("Shift")
+        page.mouse.click(x, y)
+        page.keyboard.up("Shift")
+        page.wait_for_selector("#card:not([hidden])")
+        assert page.get_attribute("#card", "data-paper-id") == apm.paper_id
+        names = page.locator("#card-fields dt").all_text_contents()
+        fields = dict(zip(names, page.locator("#card-fields dd").all_text_contents(), strict=True))
+        assert fields["Methods"] == "APM (analytic parameter matching)"
+        assert "Flickr30k" in fields["Datasets"] and "multi-modal dataset distillation" in fields["Tasks"]
+        assert fields["Claims"].startswith("65× storage reduction; 9.6× faster distillation")
+        assert fields["Contribution"] == "method"
+        assert re.fullmatch(r".+ \(model, \d+%\)", fields["Area"]), fields["Area"]
+        assert fields["Venue"] == "ICML 2026" and fields["Paper ID"] == apm.paper_id
+        card_text = page.inner_text("#card")
+        assert card_text.count("ICML 2026") == 1
+        assert text_problems(card_text) == [] and "\\" not in card_text and "undefined" not in card_text
+        assert page.get_attribute("#card-open", "href") == f"/paper/{apm.paper_id}"
+        page.screenshot(path=str(ARTIFACTS / "page-map-card.png"))
+        page.keyboard.press("Escape")
+
+        # A plain click on a point opens its paper page.
+        target = _isolated(page, hit_ids)
+        x, y = _page_point(page, target)
+        page.mouse.move(x, y)
+        page.wait_for_function(f"() => window.paperscopeMap.hovered() === {target!r}")
+        assert log.problems() == []
+        with page.expect_navigation() as nav:
             page.mouse.click(x, y)
-            page.keyboard.up("Shift")
-            page.wait_for_selector("#card:not([hidden])")
-            assert page.get_attribute("#card", "data-paper-id") == apm.paper_id
-            fields = dict(
-                zip(
-                    page.locator("#card-fields dt").all_text_contents(),
-                    page.locator("#card-fields dd").all_text_contents(),
-                    strict=True,
-                )
-            )
-            assert fields["Methods"] == "APM (analytic parameter matching)"
-            assert "Flickr30k" in fields["Datasets"] and "multi-modal dataset distillation" in fields["Tasks"]
-            assert fields["Claims"].startswith("65× storage reduction; 9.6× faster distillation")
-            assert fields["Contribution"] == "method"
-            assert re.fullmatch(r".+ \(model, \d+%\)", fields["Area"]), fields["Area"]
-            assert fields["Venue"] == "ICML 2026" and fields["Paper ID"] == apm.paper_id
-            card_text = page.inner_text("#card")
-            assert card_text.count("ICML 2026") == 1
-            for bad in ("[object Object]", '{"', "\\", "undefined", "null"):
-                assert bad not in card_text, bad
-            assert page.get_attribute("#card-open", "href") == f"/paper/{apm.paper_id}"
-            page.screenshot(path=str(ARTIFACTS / "page-map-card.png"))
-            page.keyboard.press("Escape")
-
-            # A plain click on a point opens its paper page.
-            target = _isolated(page, hit_ids)
-            x, y = _page_point(page, target)
-            page.mouse.move(x, y)
-            page.wait_for_function(f"() => window.paperscopeMap.hovered() === {target!r}")
-            assert errors == [] and blocked == []
-            with page.expect_navigation() as nav:
-                page.mouse.click(x, y)
-            assert urlsplit(page.url).path == f"/paper/{target}"
-            if nav.value is not None and nav.value.ok:  # the paper page exists: it loads cleanly too
-                page.wait_for_selector("#paper-title")
-                assert errors == []
-        finally:
-            browser.close()
-    assert blocked == []
-    assert csp_headers and all("unsafe-eval" not in h for h in csp_headers)
+        assert urlsplit(page.url).path == f"/paper/{target}"
+        assert nav.value is not None and nav.value.ok
+        page.wait_for_selector("#paper-title")
+        assert log.problems() == []

@@ -1,6 +1,15 @@
 """The topic map: a self-contained offline HTML file or the live page's shell (one canvas script), and a PNG."""
 
-from .html import COLOR_MODES, MAP_ASSETS, PALETTE, live_map_html, map_asset, map_payload, write_map_html
+from .html import (
+    COLOR_MODES,
+    MAP_ASSETS,
+    PALETTE,
+    live_map_html,
+    live_map_parts,
+    map_asset,
+    map_payload,
+    write_map_html,
+)
 from .png import write_map_png
 
 __all__ = [
@@ -8,6 +17,7 @@ __all__ = [
     "write_map_html",
     "write_map_png",
     "live_map_html",
+    "live_map_parts",
     "map_asset",
     "MAP_ASSETS",
     "COLOR_MODES",

@@ -33,6 +33,7 @@ __all__ = [
     "map_payload",
     "write_map_html",
     "live_map_html",
+    "live_map_parts",
     "map_asset",
     "MAP_ASSETS",
     "PALETTE",
@@ -272,6 +273,19 @@ def _asset_bytes(name: str) -> bytes:
 @functools.cache
 def _asset_version(name: str) -> str:
     return hashlib.sha256(_asset_bytes(name)).hexdigest()[:12]
+
+
+def live_map_parts() -> dict[str, str]:
+    """Return what a template of the live page needs: the map's body fragment and asset versions.
+
+    ``map_body`` is this package's own ``static/map.html`` (trusted markup, no data in it);
+    the versions go in the asset URLs (``?v=``) so a browser never runs a stale script.
+    """
+    return {
+        "map_body": _static("map.html"),
+        "map_css_version": _asset_version("map.css"),
+        "map_js_version": _asset_version("map.js"),
+    }
 
 
 def live_map_html(

@@ -28,6 +28,7 @@
         code: "Code", links: "Links", paper_id: "Paper ID",
       },
       highlight: "Highlight on the map…",
+      title: (n) => `Topic map: ${n} papers`,
     },
     zh: {
       papers: (n) => `${n} 篇论文`,
@@ -45,6 +46,13 @@
         code: "代码", links: "链接", paper_id: "论文 ID",
       },
       highlight: "在地图上高亮…",
+      title: (n) => `主题地图：${n} 篇论文`,
+      // The map bar's own labels (the live page in Chinese; the file and English keep the HTML's).
+      bar: {
+        "color-by-label": "着色依据", "zoom-in": ["+", "放大"], "zoom-out": ["−", "缩小"], reset: ["重置", "显示全部"],
+        "card-close": ["×", "关闭"],
+      },
+      colorModes: { topic: "主题", area: "领域", venue: "会议" },
     },
   };
   const HTTP = /^https?:\/\/[^\s]+$/i;
@@ -52,7 +60,8 @@
   function boot() {
     const inline = document.getElementById("map-data");
     if (inline) { start(JSON.parse(inline.textContent), null); return; }
-    const body = document.body;
+    // The page's settings: on #map-root inside the site's template, else on <body> (the plain shell).
+    const body = document.getElementById("map-root") || document.body;
     const live = {
       src: body.dataset.mapSrc || "/api/map",
       query: body.dataset.query || "",
@@ -92,6 +101,13 @@
     document.getElementById("title").textContent = data.title;
     countEl.classList.remove("error");
     if (live) {
+      document.getElementById("title").textContent = T.title(n);
+      for (const [id, label] of Object.entries(T.bar || {})) {
+        const el = document.getElementById(id);
+        if (!el) continue;
+        if (Array.isArray(label)) { el.textContent = label[0]; el.title = label[1]; } else el.textContent = label;
+      }
+      for (const option of colorSelect.options) if (T.colorModes && T.colorModes[option.value]) option.textContent = T.colorModes[option.value];
       searchBox.placeholder = T.highlight;
       searchBox.setAttribute("aria-label", T.highlight);
       const hint = document.getElementById("hint");

@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from ...errors import NotFound
 from ...library import Library
-from ...map import live_map_html, map_asset, map_payload
+from ...map import live_map_html, live_map_parts, map_asset, map_payload
 from ...store import vectors
 from ..present import area_text, claim_text
 from .deps import library_of, ok
@@ -168,6 +168,38 @@ def _lang(request: Request) -> str:
     return "zh" if request.cookies.get("paperscope_lang", "") in ("zh", "zh-Hans") else "en"
 
 
+def _page(
+    request: Request, status: int, query: str = "", mode: str | None = None, message: str | None = None
+) -> Response:
+    """Render the map page in the site's template (``templates/map.html``), else the plain shell.
+
+    Both have the site nav; the template adds the pages' language strings and keys dialog.
+    """
+    mode = mode if mode in ("hybrid", "bm25", "dense") else None
+    try:
+        from jinja2 import TemplateNotFound
+        from markupsafe import Markup
+
+        from ..pages.common import render
+
+        parts = live_map_parts()
+        return render(
+            request,
+            "map.html",
+            status=status,
+            nav="map",
+            mode=mode or "hybrid",
+            map_query=query,
+            map_mode=mode,
+            map_message=message,
+            map_body=Markup(parts["map_body"]),  # our package's own fragment, no data in it
+            map_css_version=parts["map_css_version"],
+            map_js_version=parts["map_js_version"],
+        )
+    except (ImportError, TemplateNotFound):
+        return HTMLResponse(live_map_html(query, mode, _lang(request), message), status_code=status)
+
+
 @page_router.get("/map", include_in_schema=False)
 def map_page(request: Request, q: str = "", mode: str | None = None) -> Response:
     """Return the live map page (a 404 before the first fit: HTML for a browser, else JSON).
@@ -179,9 +211,9 @@ def map_page(request: Request, q: str = "", mode: str | None = None) -> Response
     if not fitted:
         message = f"No topics yet: {_HOW_TO_FIT}, then reload this page."
         if "text/html" in request.headers.get("accept", ""):
-            return HTMLResponse(live_map_html(lang=_lang(request), message=message), status_code=404)
+            return _page(request, 404, message=message)
         return JSONResponse({"ok": False, "error": message, "status": 404}, status_code=404)
-    return HTMLResponse(live_map_html(query=q, mode=mode, lang=_lang(request)))
+    return _page(request, 200, q, mode)
 
 
 @page_router.get("/map/assets/{name}", include_in_schema=False)
