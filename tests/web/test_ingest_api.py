@@ -235,3 +235,25 @@ def test_an_in_memory_library_ingests_through_its_one_instance(tmp_path: Path) -
             assert client.app.state.jobs.uploads_dir.parent.name == "uploads"
     finally:
         library.close()
+
+
+def test_a_job_reports_each_phase_with_its_counts(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperscope.web.jobs import IngestJob
+
+    seen: list[tuple[str, int, int | None]] = []
+    original = IngestJob.set_phase
+
+    def record(self: IngestJob, phase: str, done: int, total: int | None) -> None:
+        seen.append((phase, done, total))
+        original(self, phase, done, total)
+
+    monkeypatch.setattr(IngestJob, "set_phase", record)
+    job_id = _upload(client, "phases.txt", UPLOAD.encode()).json()["data"]["job_id"]
+    _wait(client, job_id)
+    phases = [phase for phase, _, _ in seen]
+    assert phases == sorted(phases, key=["read", "cards", "embed", "done"].index)  # in order
+    assert {"read", "cards", "embed", "done"} <= set(phases)
+    assert ("cards", 2, 2) in seen and ("embed", 2, 2) in seen
+    assert seen[0] == ("read", 0, None)  # lines are counted only when ingest shows progress

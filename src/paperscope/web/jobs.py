@@ -112,9 +112,13 @@ class IngestJob:
     error: str | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    #: Held while the worker changes the job and while a snapshot reads it (shared with IngestJobs).
+    lock: Any = field(default_factory=threading.Lock, repr=False)
 
     def set_phase(self, phase: str, done: int, total: int | None) -> None:
-        self.phase, self.done, self.total = phase, done, total
+        """Set the phase and its counts together (a snapshot never mixes two phases)."""
+        with self.lock:
+            self.phase, self.done, self.total = phase, done, total
 
 
 class IngestJobs:
@@ -178,7 +182,7 @@ class IngestJobs:
                 raise QueueFull(
                     f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
                 )
-            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path)
+            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path, lock=self._lock)
             self._jobs[job.job_id] = job
             self._order.append(job.job_id)
             self._forget_old()
