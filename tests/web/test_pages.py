@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from html import unescape
+from html import escape, unescape
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -391,3 +391,29 @@ def test_claims_and_areas_read_as_a_person_writes_them() -> None:
     )
     assert area_text({"label": "vision", "confidence": 0.492, "source": "model"}) == "vision (model, 49%)"
     assert area_text(None) == ""
+
+
+def test_fitted_topics_show_on_the_topics_search_and_paper_pages(tmp_path: Path, icml_dir: Path) -> None:
+    lib = Library(tmp_path / "topics.db")
+    lib.ingest([icml_dir])
+    lib.fit_topics()
+    broad = [t for t in lib.topics(level=0) if not t.is_unassigned]
+    with TestClient(create_app(lib)) as client:
+        page = client.get("/topics").text
+        shown = re.findall(r'<li class="topic" data-topic-id="(\d+)">', page)
+        assert sorted(shown) == sorted(str(t.topic_id) for t in broad)
+        biggest = max(broad, key=lambda t: t.size)
+        assert shown[0] == str(biggest.topic_id)
+        card = page[page.index(f'data-topic-id="{biggest.topic_id}"') :].split("</li>\n", 1)[0]
+        assert f'<a class="topic-name" href="/?topic={biggest.topic_id}">{escape(biggest.name)}</a>' in card
+        assert f'<span class="topic-size" title="papers">{biggest.size}</span>' in card
+        reps = re.findall(r'<li><a href="/paper/([0-9a-f]+)">', card)
+        assert reps == biggest.representative_ids[: len(reps)] and len(reps) >= 1
+        filtered = client.get("/", params={"topic": biggest.topic_id}).text
+        assert f"{biggest.size} of 95 papers" in _text(filtered)
+        assert f'<a class="chip topic" href="/?topic={biggest.topic_id}"' in filtered
+        topic_facet = re.search(r'data-facet="topic">(.*?)</section>', filtered, re.S).group(1)
+        assert 'class="facet-active"' in topic_facet
+        paper = client.get(f"/paper/{reps[0]}").text
+        assert f'<p id="paper-topic"><a href="/?topic={biggest.topic_id}">' in paper
+    lib.close()
