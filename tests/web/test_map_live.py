@@ -128,6 +128,16 @@ def test_api_map_is_cached_by_etag_and_gzipped(client: TestClient, fitted: Libra
     assert client.get("/api/map").headers["etag"] == etag
 
 
+def test_warm_map_cache_builds_the_payload_before_any_request(fitted: Library, icml_library: Library):
+    from paperscope.web.api.topics import warm_map_cache
+
+    app = create_app(fitted)
+    assert warm_map_cache(app) is True and app.state.map_cache.body
+    etag = app.state.map_cache.etag
+    assert TestClient(app).get("/api/map").headers["etag"] == etag
+    assert warm_map_cache(create_app(icml_library)) is False  # no topics yet: nothing to build
+
+
 def test_api_map_etag_changes_with_a_refit(client: TestClient, fitted: Library):
     etag = client.get("/api/map").headers["etag"]
     assert client.post("/api/topics/fit").status_code == 200

@@ -17,6 +17,7 @@ import hashlib
 import json
 import threading
 from dataclasses import asdict, dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -138,6 +139,20 @@ def _map_cache(request: Request) -> _MapCache:
             body = json.dumps(ok(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             state.map_cache = cached = _MapCache(key, body)
             return cached
+
+
+def warm_map_cache(app: Any) -> bool:
+    """Build the map payload of ``app``'s library now; return False when there are no topics.
+
+    For a server's start-up, in a thread: the first build takes seconds at 20k papers (4.4 s
+    for 21,490), mostly Python holding the GIL, which would otherwise stall the requests
+    around the first map open.
+    """
+    try:
+        _map_cache(SimpleNamespace(app=app))  # type: ignore[arg-type]  # library_of needs .app only
+    except NotFound:
+        return False
+    return True
 
 
 @router.get(
