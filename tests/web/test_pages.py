@@ -416,4 +416,7 @@ def test_fitted_topics_show_on_the_topics_search_and_paper_pages(tmp_path: Path,
         assert 'class="facet-active"' in topic_facet
         paper = client.get(f"/paper/{reps[0]}").text
         assert f'<p id="paper-topic"><a href="/?topic={biggest.topic_id}">' in paper
+        # The map helper's page in the site's template: the same nav, with Map as the current entry.
+        live = client.get("/map", params={"q": "graph"}).text
+        assert '<a data-nav="map" href="/map" aria-current="page">' in live and 'id="keys-help"' in live
     lib.close()
