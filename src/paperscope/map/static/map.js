@@ -15,7 +15,7 @@
     en: {
       papers: (n) => `${n} paper${n === 1 ? "" : "s"}`,
       matches: (n) => `${n} match${n === 1 ? "" : "es"}`,
-      hits: (n, capped) => `${n} hit${n === 1 ? "" : "s"}${capped ? ` (the top ${n})` : ""}`,
+      hits: (n, capped) => (capped ? `the top ${n} hits` : `${n} hit${n === 1 ? "" : "s"}`),
       offMap: (n) => `, ${n} not on the map (added since the last topic fit)`,
       searching: "searching…",
       loading: "loading the map…",
@@ -33,7 +33,7 @@
     zh: {
       papers: (n) => `${n} 篇论文`,
       matches: (n) => `匹配 ${n} 篇`,
-      hits: (n, capped) => `命中 ${n} 篇${capped ? `（前 ${n} 篇）` : ""}`,
+      hits: (n, capped) => (capped ? `命中前 ${n} 篇` : `命中 ${n} 篇`),
       offMap: (n) => `，其中 ${n} 篇不在地图上（上次拟合主题后新加入）`,
       searching: "搜索中…",
       loading: "正在加载地图…",
