@@ -368,6 +368,7 @@ class Library:
         area: str | None = None,
         starred: bool | None = None,
         tag: str | None = None,
+        snippets: int | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -389,6 +390,9 @@ class Library:
             area: only papers whose card area (the source's own, else predicted) contains this text.
             starred: only starred (True) or unstarred (False) papers.
             tag: only papers with this tag (ignoring case).
+            snippets: only the first ``snippets`` hits get a snippet and matched terms (None:
+                every hit); a page that fetches 200 hits to count facets but shows 20 saves the
+                other 180 sentence scans.
 
         The query is cut to MAX_QUERY_TERMS terms and MAX_QUERY_CHARS characters first
         (:func:`cut_query`); :attr:`search_notice` then says so.
@@ -458,7 +462,9 @@ class Library:
             wanted += [t for t in query_terms(" ".join(gloss_query(query).english)) if t not in wanted]
         for item in ranked:
             row = shown[item.paper_id]
-            terms, snippet = explain_hit(wanted, row.title, row.clean_text)
+            terms, snippet = [], ""
+            if snippets is None or len(hits) < snippets:
+                terms, snippet = explain_hit(wanted, row.title, row.clean_text)
             hits.append(
                 _hit(
                     row,
@@ -533,7 +539,8 @@ class Library:
 
         Returns:
             The number of papers that pass the filters, and the page as Hits with ``rank``
-            counted from 1 over the whole ordering and ``score`` 0.
+            counted from 1 over the whole ordering, ``score`` 0 and the abstract's first
+            sentence as ``snippet``.
 
         Raises:
             InputError: an unknown sort or filter, a negative offset, or ``limit`` out of range.
@@ -572,7 +579,16 @@ class Library:
             )
         ]
         rows = papers.hit_rows(conn, ids)
-        return int(total), [_hit(rows[pid], pid, offset + i, 0.0) for i, pid in enumerate(ids, start=1)]
+        return int(total), [
+            _hit(
+                rows[pid],
+                pid,
+                offset + i,
+                0.0,
+                snippet=explain_hit([], rows[pid].title, rows[pid].clean_text)[1],
+            )
+            for i, pid in enumerate(ids, start=1)
+        ]
 
     def facet_counts(self, paper_ids: list[str] | None) -> dict[str, list[dict[str, Any]]]:
         """Count ``paper_ids`` (None: the whole library) per facet value.
@@ -1049,8 +1065,12 @@ class Library:
         """Return settings and figures of the last topic fit (empty before the first)."""
         return topic_store.load_run(self.store.conn)
 
-    def paper_topics(self) -> dict[str, dict[str, Any]]:
-        """Return ``paper_id → {topic_id, topic, subtopic_id, subtopic, is_outlier, x, y}``."""
+    def paper_topics(self, paper_ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Return ``paper_id → {topic_id, topic, subtopic_id, subtopic, is_outlier, x, y}``.
+
+        Args:
+            paper_ids: only these papers (None: every assigned paper).
+        """
         names = {t.topic_id: t.name for t in self.topics()}
         return {
             pid: {
@@ -1062,7 +1082,7 @@ class Library:
                 "x": a["x"],
                 "y": a["y"],
             }
-            for pid, a in topic_store.load_assignments(self.store.conn).items()
+            for pid, a in topic_store.load_assignments(self.store.conn, paper_ids).items()
         }
 
     def topic_members(self, topic_id: int) -> set[str]:

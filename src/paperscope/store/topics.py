@@ -85,8 +85,17 @@ def load_topics(conn: sqlite3.Connection) -> list[Topic]:
     ]
 
 
-def load_assignments(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
-    """Return ``paper_id → {topic_id, subtopic_id, is_outlier, x, y}`` for every assigned paper."""
+def load_assignments(
+    conn: sqlite3.Connection, paper_ids: Iterable[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Return ``paper_id → {topic_id, subtopic_id, is_outlier, x, y}`` for every assigned paper.
+
+    With ``paper_ids``, only those papers (one query; ~1 ms for a page of hits where every
+    paper's row took 55 ms at 21k papers).
+    """
+    where, params = "", ()
+    if paper_ids is not None:
+        where, params = " WHERE paper_id IN (SELECT value FROM json_each(?))", (json.dumps(list(paper_ids)),)
     return {
         r["paper_id"]: {
             "topic_id": r["topic_id"],
@@ -96,7 +105,8 @@ def load_assignments(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
             "y": r["y"],
         }
         for r in conn.execute(
-            "SELECT paper_id, topic_id, subtopic_id, is_outlier, x, y FROM paper_topics ORDER BY rowid"
+            f"SELECT paper_id, topic_id, subtopic_id, is_outlier, x, y FROM paper_topics{where} ORDER BY rowid",
+            params,
         )
     }
 
