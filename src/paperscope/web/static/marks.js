@@ -5,10 +5,18 @@
   const { t, api, jsonBody } = window.paperscope;
   const status = document.getElementById("mark-status");
 
+  const TOAST_MS = 1500;
+  let clearTimer = null;
+
   function say(text, failed) {
     if (!status) return;
     status.textContent = text;
     status.classList.toggle("failed", Boolean(failed));
+    // On the search page the status is a toast: a success fades, a failure stays until the next action.
+    clearTimeout(clearTimer);
+    if (status.classList.contains("toast") && !failed && text === t("saved")) {
+      clearTimer = setTimeout(() => { status.textContent = ""; }, TOAST_MS);
+    }
   }
 
   function paperPath(paperId, rest) {
