@@ -137,7 +137,8 @@ def test_facet_counts_are_those_of_the_result_set(site) -> None:
     for facet in ("venue", "dataset", "contribution", "area"):
         section = re.search(rf'data-facet="{facet}">(.*?)</section>', page, re.S).group(1)
         shown = re.findall(
-            r'data-value="([^"]*)"><span class="facet-label">[^<]*</span> <span class="count">(\d+)', section
+            r'data-value="([^"]*)" title="[^"]*"><span class="facet-label">[^<]*</span> <span class="count">(\d+)',
+            section,
         )
         assert [(unescape(v), int(n)) for v, n in shown] == [(v["value"], v["count"]) for v in counts[facet]]
 
@@ -147,7 +148,8 @@ def test_a_facet_link_adds_its_filter_and_the_active_filter_removes_it(site) -> 
     page = client.get("/", params={"q": "model", "mode": "bm25"}).text
     section = re.search(r'data-facet="contribution">(.*?)</section>', page, re.S).group(1)
     href, value, count = re.search(
-        r'<a class="facet-value" href="([^"]+)" data-value="([^"]+)">.*?<span class="count">(\d+)', section
+        r'<a class="facet-value" href="([^"]+)" data-value="([^"]+)" title.*?<span class="count">(\d+)',
+        section,
     ).groups()
     params = dict(parse_qsl(urlsplit(unescape(href)).query))
     assert params == {"q": "model", "mode": "bm25", "contribution": value}
