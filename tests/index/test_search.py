@@ -173,3 +173,29 @@ def test_a_filter_that_leaves_no_lexical_match_still_returns_dense_hits(fake_lib
     assert all(set(h.legs) == {"dense"} for h in hits)
     # A word no paper has anywhere still returns nothing, filter or not.
     assert fake_library.search("zqxjv", venue="neurips") == []
+
+
+def test_query_vectors_are_cached_per_model_and_text() -> None:
+    import numpy as np
+
+    from paperscope.index.embed import FakeEmbedder
+    from paperscope.index.search import QUERY_VECTOR_CACHE_SIZE, query_vector
+
+    class Counting(FakeEmbedder):
+        calls = 0
+
+        def embed(self, texts, progress=False):
+            Counting.calls += 1
+            return super().embed(texts, progress)
+
+    small, large = Counting(dim=16), Counting(dim=32)
+    first = query_vector(small, "graph pruning")
+    again = query_vector(small, "graph pruning")
+    assert again is first and Counting.calls == 1 and not first.flags.writeable
+    np.testing.assert_array_equal(first, FakeEmbedder(dim=16).embed(["graph pruning"])[0])
+    assert query_vector(large, "graph pruning").shape == (32,) and Counting.calls == 2
+    for i in range(QUERY_VECTOR_CACHE_SIZE):
+        query_vector(small, f"query {i}")
+    calls = Counting.calls
+    query_vector(small, "graph pruning")  # pushed out of the LRU: embedded again
+    assert Counting.calls == calls + 1
