@@ -422,3 +422,18 @@ def test_fitted_topics_show_on_the_topics_search_and_paper_pages(tmp_path: Path,
         live = client.get("/map", params={"q": "graph"}).text
         assert '<a data-nav="map" href="/map" aria-current="page">' in live and 'id="keys-help"' in live
     lib.close()
+
+
+def test_an_empty_library_has_every_page_with_what_to_do_next(tmp_path: Path) -> None:
+    lib = Library(tmp_path / "empty.db")
+    with TestClient(create_app(lib)) as client:
+        for url, text in [
+            ("/", "The library is empty. Add paper lists on the Ingest page."),
+            ("/?q=graph", "No papers match."),
+            ("/topics", "No topics yet."),
+            ("/library", "Nothing here yet."),
+            ("/ingest", "Upload and ingest"),
+        ]:
+            response = client.get(url)
+            assert response.status_code == 200 and text in _text(response.text), url
+    lib.close()
