@@ -200,3 +200,19 @@ def test_observe_sees_every_count_of_this_thread_only() -> None:
     with progress(total=1, desc="after", enabled=False) as late:
         late.update(1)
     assert seen == [("cards", "papers", n, 3) for n in range(4)]
+
+
+def test_an_observed_silent_ingest_counts_the_lines_it_reads(tmp_path) -> None:
+    from paperscope import Library
+    from paperscope.progress import observe
+
+    path = tmp_path / "list.txt"
+    path.write_text(
+        "ICML 2026 Papers\n\nWe study graph pruning.\n\nWe study sparse attention.\n", encoding="utf-8"
+    )
+    seen: list[tuple[str, str, int, int | None]] = []
+    with Library(tmp_path / "lib.db", embedder="fake") as lib, observe(lambda *a: seen.append(a)):
+        lib.ingest([path], embed=False)
+    reading = [s for s in seen if s[0] == "reading"]
+    assert reading[0] == ("reading", "lines", 0, 5) and reading[-1] == ("reading", "lines", 5, 5)
+    assert ("cards", "papers", 2, 2) in seen

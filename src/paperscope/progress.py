@@ -39,12 +39,18 @@ __all__ = [
     "LINE_INTERVAL_S",
     "in_notebook",
     "observe",
+    "is_observed",
     "Observer",
 ]
 
 #: ``observer(desc, unit, done, total)``: told of every count of the progresses of one thread.
 Observer = Callable[[str, str, int, "int | None"], None]
 _local = threading.local()
+
+
+def is_observed() -> bool:
+    """Return True when an :func:`observe` block is active in this thread (counting is then worth it)."""
+    return getattr(_local, "observer", None) is not None
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import Card, FileReport, IngestReport, Paper, Record, Skip
-from ..progress import Progress
+from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
 from ..store import Store, papers
 from ..text import clean_text, decode_entities, normalise_for_hash
@@ -458,12 +458,14 @@ class _LineProgress:
     Every reader except the JSON array one numbers its records by the line they start on, so
     the lines behind the last record give how far into the file reading is; a JSON array
     (numbered by record) counts its lines when it is done. Totals are counted only when
-    progress is shown, so a silent ingest reads each file once, as before.
+    progress is shown or observed (:func:`paperscope.progress.observe`, the web ingest job), so
+    a silent ingest reads each file once, as before.
     """
 
     def __init__(self, inputs: list[tuple[Path, bool, str | None]], enabled: bool) -> None:
+        counted = enabled or is_observed()
         self.per_file = (
-            {path: _count_lines(path) for path, _, ignored in inputs if not ignored} if enabled else {}
+            {path: _count_lines(path) for path, _, ignored in inputs if not ignored} if counted else {}
         )
         total = sum(self.per_file.values())
         self.bar: Progress = progress_bar(total=total or None, desc="reading", unit="lines", enabled=enabled)
