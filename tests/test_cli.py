@@ -203,3 +203,16 @@ def test_ctrl_c_says_what_was_kept_and_how_to_finish(
     again = run("ingest", str(icml_dir))
     assert "total: read 95, new 0, already present 95" in again.stdout
     assert "embed 95 papers in" in again.stderr
+
+
+def test_serve_get_prints_a_page_as_html_and_an_api_answer_as_json(tmp_path, icml_dir) -> None:
+    db = ["--db", str(tmp_path / "lib.db")]
+    runner = CliRunner()
+    assert runner.invoke(cli, [*db, "ingest", str(icml_dir), "--no-embed"]).exit_code == 0
+    page = runner.invoke(cli, [*db, "serve", "--get", "/?q=pruning&mode=bm25"])
+    assert page.exit_code == 0 and page.stdout.lstrip().lower().startswith("<!doctype html>")
+    assert "pruning" in page.stdout and "Traceback" not in page.stdout + page.stderr
+    stats = runner.invoke(cli, [*db, "serve", "--get", "/api/stats"])
+    assert stats.exit_code == 0 and json.loads(stats.stdout)["data"]["papers"] == 95
+    missing = runner.invoke(cli, [*db, "serve", "--get", "/paper/ffffffffffff"])
+    assert missing.exit_code == 1 and "<html" in missing.stdout.lower()

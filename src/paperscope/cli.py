@@ -624,15 +624,24 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
     if get_path is not None:
         from fastapi.testclient import TestClient
 
-        response = TestClient(app, raise_server_exceptions=False).get(get_path)
-        click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
+        with TestClient(app, raise_server_exceptions=False) as client:
+            response = client.get(get_path)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
+        else:
+            click.echo(response.text)
         if response.status_code >= 400:
             ctx.exit(1)
         return
     import uvicorn
 
-    click.echo(f"paperscope serving {ctx.obj['library'].store.path} at http://{host}:{port}/", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    click.echo(
+        f"paperscope serving {ctx.obj['library'].store.path} at {base}/ (the web app;"
+        f" JSON API under {base}/api/, its schema at {base}/openapi.json); Ctrl-C stops",
+        err=True,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 
 @_command()
