@@ -21,14 +21,27 @@ from fastapi.testclient import TestClient
 from paperscope import Library
 from paperscope.web import create_app, security
 
-QUERY = "diffusion"  # a word about a dozen of the 95 ICML papers use
+QUERY = "diffusion"  # a word about a dozen of the 95 ICML papers use, and the hostile one
+#: A paper whose text is markup and script: every surface of the map must show it as text.
+HOSTILE = {
+    "title": '<img src=x onerror="window.pwned=1"> </script><script>window.pwned=2</script> & "q"',
+    "abstract": (
+        "We study diffusion models whose samples contain <b>markup</b>, </script><script>window.pwned=3"
+        "</script> and <img src=x onerror=window.pwned=4> tags, & ampersands, to check that a reader"
+        " sees them as text everywhere: titles, tooltips, cards and links of the topic map page."
+    ),
+    "url": "javascript:window.pwned=5",
+}
 
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path) -> Iterator[Library]:
-    """The 95 ICML 2026 papers with topics fitted (the fake embedder), shared by this module."""
-    lib = Library(tmp_path_factory.mktemp("map") / "icml.db")
-    lib.ingest([icml_dir])
+    """The 95 ICML 2026 papers and a hostile one, topics fitted (the fake embedder), for this module."""
+    folder = tmp_path_factory.mktemp("map")
+    hostile = folder / "hostile.jsonl"
+    hostile.write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
+    lib = Library(folder / "icml.db")
+    lib.ingest([icml_dir, hostile])
     lib.fit_topics()
     yield lib
     lib.close()
@@ -109,7 +122,7 @@ def test_api_map_is_cached_by_etag_and_gzipped(client: TestClient, fitted: Libra
     etag = first.headers["etag"]
     assert etag.startswith('"map-') and first.headers["cache-control"] == "no-cache"
     payload = first.json()["data"]
-    assert payload["papers"]["paper_id"] and len(payload["papers"]["paper_id"]) == len(fitted) == 95
+    assert payload["papers"]["paper_id"] and len(payload["papers"]["paper_id"]) == len(fitted) == 96
     assert {"x", "y", "label", "card", "keywords", "decision"} <= set(payload["papers"])
     assert all(len(a) <= 201 for a in payload["papers"]["abstract"])  # snippets: the card links the page
     assert all(isinstance(c.get("area", ""), str) for c in payload["papers"]["card"])  # as text
@@ -212,10 +225,12 @@ def test_live_map_highlights_the_search_hits_and_opens_papers(server: str, fitte
 
     hits = httpx.get(f"{server}/api/search", params={"q": QUERY, "limit": 200, "mode": "bm25"}).json()["data"]
     hit_ids = [h["paper_id"] for h in hits]
-    assert 1 < len(hit_ids) < 95
+    assert 1 < len(hit_ids) < len(fitted)
     apm = next(p for p in fitted.papers() if "analytic parameter matching" in p.clean_text.lower())
     with offline_browser() as browser:
         page, log = browser.new_page(viewport=(1400, 900))
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         reply = page.goto(f"{server}/map?q={QUERY}&mode=bm25")
         assert reply is not None and reply.ok
         assert "unsafe-inline" not in reply.headers["content-security-policy"]
@@ -227,7 +242,7 @@ def test_live_map_highlights_the_search_hits_and_opens_papers(server: str, fitte
         page.wait_for_function(f"() => window.paperscopeMap.stats.highlighted === {len(hit_ids)}")
         assert page.evaluate("window.paperscopeMap.stats.hits") == len(hit_ids)
         assert sorted(page.evaluate("window.paperscopeMap.highlightedIds()")) == sorted(hit_ids)
-        assert page.evaluate("window.paperscopeMap.stats.drawn") == 95
+        assert page.evaluate("window.paperscopeMap.stats.drawn") == len(fitted) == 96
         assert page.text_content("#count") == f"{len(hit_ids)} hits"  # under the cap of 200
         assert page.input_value("#search") == QUERY
         assert page.locator("nav#nav a[data-nav=map]").count() == 1
@@ -254,6 +269,24 @@ def test_live_map_highlights_the_search_hits_and_opens_papers(server: str, fitte
         assert text_problems(card_text) == [] and "\\" not in card_text and "undefined" not in card_text
         assert page.get_attribute("#card-open", "href") == f"/paper/{apm.paper_id}"
         page.screenshot(path=str(ARTIFACTS / "page-map-card.png"))
+        page.keyboard.press("Escape")
+
+        # The hostile paper (a hit too) reads as text in its tooltip and card; nothing of it runs.
+        bad = next(p for p in fitted.papers() if p.title and "onerror" in p.title)
+        assert bad.paper_id in hit_ids
+        x, y = _page_point(page, bad.paper_id)
+        page.mouse.move(x, y)
+        page.wait_for_selector("#tooltip:not([hidden])")
+        assert bad.title in page.inner_text("#tooltip") and "<script>" in bad.title
+        page.keyboard.down("Shift")
+        page.mouse.click(x, y)
+        page.keyboard.up("Shift")
+        page.wait_for_function(f"() => document.getElementById('card').dataset.paperId === {bad.paper_id!r}")
+        assert page.inner_text("#card h2") == bad.title
+        assert page.locator("#card img, #card script, #card b, #tooltip img").count() == 0
+        hrefs = page.eval_on_selector_all("#card a", "(links) => links.map((a) => a.getAttribute('href'))")
+        assert all(h.startswith(("https://", "http://", "/paper/")) for h in hrefs), hrefs
+        assert page.evaluate("window.pwned") is None and dialogs == []
         page.keyboard.press("Escape")
 
         # A plain click on a point opens its paper page.
