@@ -13,6 +13,13 @@
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  // The native file input is hidden (its button text follows the browser's language, not the page's).
+  const names = document.getElementById("file-names");
+  input.addEventListener("change", () => {
+    const files = Array.from(input.files || []);
+    if (files.length) names.textContent = t("files_chosen", { n: files.length, names: files.map((f) => f.name).join(", ") });
+  });
+
   function cell(row, value) {
     const td = document.createElement("td");
     td.textContent = String(value);
