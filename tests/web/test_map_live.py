@@ -158,6 +158,23 @@ def test_api_map_etag_changes_with_a_refit(client: TestClient, fitted: Library):
     assert client.get("/api/map").headers["etag"] != etag
 
 
+def test_topics_and_map_routes_declare_their_answers_in_openapi(client: TestClient):
+    spec = client.get("/openapi.json").json()
+    for route, method in (("/api/topics", "get"), ("/api/topics/fit", "post"), ("/api/map", "get")):
+        responses = spec["paths"][route][method]["responses"]
+        for status in ("400", "404", "500", "503"):
+            assert responses[status]["content"]["application/json"]["schema"]["$ref"].endswith(
+                "/ErrorResponse"
+            )
+        assert "$ref" in json.dumps(responses["200"]["content"]["application/json"]["schema"])
+    assert "304" in spec["paths"]["/api/map"]["get"]["responses"]
+    topics = client.get("/api/topics").json()
+    assert topics["ok"] is True and topics["stale"] is False
+    assert {"topic_id", "name", "level", "size", "representative_ids", "x", "y"} <= set(topics["data"][0])
+    wrong = client.get("/api/map", params={"colour": "venue"})
+    assert wrong.status_code == 400 and "colour" in wrong.json()["error"]
+
+
 @pytest.mark.parametrize(
     "name",
     [

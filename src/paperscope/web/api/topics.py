@@ -18,25 +18,72 @@ import json
 import threading
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import NotFound
 from ...library import Library
 from ...map import live_map_html, live_map_parts, map_asset, map_payload
 from ...store import vectors
 from ..present import area_text, claim_text
-from .deps import library_of, ok
+from ..schemas import ERROR_RESPONSES, Envelope
+from .deps import library_of, ok, reject_unknown_query
 
-router = APIRouter()
+#: The live payload keeps this much of each abstract: the tooltip's snippet (the card links to
+#: the full paper page). With the compact cards, 21,490 papers are 14.2 MB, 3.7 MB gzipped.
+LIVE_ABSTRACT_CHARS = 200
+
+router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["topics"])
 page_router = APIRouter()
 
+
+class TopicModel(BaseModel):
+    """A stored topic: broad (level 0), subtopic (level 1) or the Unassigned group (topic_id -1)."""
+
+    topic_id: int
+    name: str
+    level: int
+    size: int
+    key_phrases: list[str]
+    parent_id: int | None
+    is_unassigned: bool
+    representative_ids: list[str] = Field(description="The papers nearest the topic's centre, nearest first.")
+    x: float = Field(description="Where the name sits on the map, in [-1, 1].")
+    y: float
+
+
+class TopicsAnswer(BaseModel):
+    """The success envelope with the topics, and whether papers were added since they were fitted."""
+
+    ok: Literal[True] = True
+    data: list[TopicModel]
+    stale: bool = Field(description="True before the first fit or when papers were added since.")
+
+
+class MapPayload(BaseModel):
+    """What the map page draws: the papers column by column (one entry per paper in each column)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str
+    color_by: str = Field(description="The first colouring: topic, area or venue.")
+    palette: list[str]
+    unassigned_color: str
+    papers: dict[str, list[Any]] = Field(
+        description="Columns: paper_id, x, y, topic_id, subtopic_id, is_outlier, label, title (empty when"
+        " it equals the label), authors, venue, area, decision, keywords, abstract (a snippet of about"
+        f" {LIVE_ABSTRACT_CHARS} characters), urls, card (its fields as readable text)."
+    )
+    categories: dict[str, dict[str, Any]] = Field(
+        description="Per colouring: names (by size), index (one per paper), grey_last."
+    )
+    topics: list[TopicModel]
+
+
 _HOW_TO_FIT = "run `paperscope topics` (or POST /api/topics/fit) to fit them"
-#: The live payload keeps this much of each abstract: the tooltip's snippet (the card links to
-#: the full paper page). With the compact cards, 21,490 papers are about 10 MB, 2.5 MB gzipped.
-LIVE_ABSTRACT_CHARS = 200
 _CACHE_LOCK = threading.Lock()
 
 
@@ -47,7 +94,7 @@ class _MapCache:
     gzipped: bytes | None = None
 
 
-@router.get("/topics")
+@router.get("/topics", response_model=TopicsAnswer)
 def topics(request: Request) -> dict[str, Any]:
     """Return the stored topics (broad, subtopics, Unassigned); ``[]`` before the first fit.
 
@@ -57,7 +104,7 @@ def topics(request: Request) -> dict[str, Any]:
         return {**ok([asdict(t) for t in lib.topics()]), "stale": lib.topics_are_stale()}
 
 
-@router.post("/topics/fit")
+@router.post("/topics/fit", response_model=TopicsAnswer)
 def fit_topics(request: Request) -> dict[str, Any]:
     """Fit topics again (seconds to a minute: UMAP, clustering, labels) and return them."""
     with library_of(request) as lib:
@@ -157,7 +204,10 @@ def warm_map_cache(app: Any) -> bool:
 
 @router.get(
     "/map",
-    responses={304: {"description": "Not modified (the ETag given in If-None-Match is current)"}},
+    responses={
+        200: {"model": Envelope[MapPayload], "description": "The map payload (gzipped when accepted)."},
+        304: {"description": "Not modified: the ETag given in If-None-Match is current."},
+    },
 )
 def map_data(request: Request) -> Response:
     """Return ``{"ok": true, "data": payload}``: the map's papers column by column, topics, colours.
