@@ -324,6 +324,7 @@
       if (live) {
         const url = new URL(window.location.href);
         if (query) url.searchParams.set("q", query); else url.searchParams.delete("q");
+        if (live.mode) url.searchParams.set("mode", live.mode); else url.searchParams.delete("mode");
         window.history.replaceState(null, "", url);
       }
       if (!query) { clearSearch(); return Promise.resolve(); }
@@ -360,6 +361,15 @@
       if (live && (matches || searchNote)) countEl.textContent = searchNote;
       else if (matches) countEl.textContent = T.matches(matchCount);
       else countEl.textContent = T.papers(n);
+    }
+    // The site nav's mode switch (select#mode) is the map search's mode too.
+    const modeSelect = live ? document.getElementById("mode") : null;
+    if (modeSelect) {
+      if (live.mode) modeSelect.value = live.mode;
+      modeSelect.addEventListener("change", () => {
+        live.mode = modeSelect.value;
+        if (searchBox.value.trim()) liveSearch(searchBox.value, false);
+      });
     }
     let searchTimer = 0;
     const runSearch = live ? (q) => liveSearch(q, false) : localSearch;
