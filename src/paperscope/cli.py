@@ -620,7 +620,7 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
             f"--host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
         )
     allowed = None if get_path is not None or not loopback else LOOPBACK_HOSTS | {host}
-    app = create_app(_library(ctx), token=token, allowed_hosts=allowed)
+    app = create_app(_library(ctx), token=token, allowed_hosts=allowed, warm_map=get_path is None)
     if get_path is not None:
         from fastapi.testclient import TestClient
 

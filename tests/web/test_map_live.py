@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -328,3 +329,14 @@ def test_live_map_highlights_the_search_hits_and_opens_papers(server: str, fitte
         assert nav.value is not None and nav.value.ok
         page.wait_for_selector("#paper-title")
         assert log.problems() == []
+
+
+def test_a_served_app_warms_the_map_as_it_starts(fitted: Library):
+    app = create_app(fitted, warm_map=True)
+    with TestClient(app) as client:  # the lifespan starts the warm-up thread
+        deadline = time.monotonic() + 30
+        while getattr(app.state, "map_cache", None) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.state.map_cache.body
+        assert client.get("/api/map").headers["etag"] == app.state.map_cache.etag
+    assert getattr(create_app(fitted).state, "map_cache", None) is None  # off unless asked for
