@@ -96,6 +96,7 @@ CHINESE_TOPICS = (
 class Sample:
     latency_s: float
     ok: bool
+    at_s: float = 0.0  # scheduled send time, seconds from the run's start
 
 
 @dataclass
@@ -106,6 +107,8 @@ class RunResult:
     error_kinds: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     max_lag_s: float = 0.0
     dropped: int = 0
+    queries_sent: int = 0
+    queries_distinct: int = 0
     rss_bytes: list[int] = field(default_factory=list)
     hwm_bytes: int = 0
     server_cpu_s: float = 0.0
@@ -151,8 +154,10 @@ def build_default_library(db: Path) -> None:
         leftover.unlink()
     subprocess.run([str(PAPERSCOPE), "--db", str(partial), "ingest", *folders], check=True)
     subprocess.run([str(PAPERSCOPE), "--db", str(partial), "topics"], check=True)
-    for leftover in db.parent.glob(partial.name + "-*"):  # WAL files after a clean close
-        leftover.unlink()
+    for suffix in ("-wal", "-shm"):  # none after a clean close; kept beside the database if there
+        side = partial.with_name(partial.name + suffix)
+        if side.exists():
+            side.rename(db.with_name(db.name + suffix))
     partial.rename(db)
 
 
@@ -190,9 +195,13 @@ class Workload:
         self.names = list(mix)
         self.weights = [mix[name] for name in self.names]
         self.english, self.chinese, self.paper_ids = english, chinese, paper_ids
+        #: Queries drawn since the last reset (a server that caches query vectors gains on repeats).
+        self.queries: list[str] = []
 
     def query(self, rng: random.Random) -> str:
-        return rng.choice(self.chinese if rng.random() < 0.1 else self.english)
+        query = rng.choice(self.chinese if rng.random() < 0.1 else self.english)
+        self.queries.append(query)
+        return query
 
     def request(self, name: str, rng: random.Random) -> tuple[str, dict[str, str]]:
         if name == "search":
@@ -241,6 +250,7 @@ async def run_load(
     """Run ``clients`` clients: paced (one request per ``period_s``) or, with None, back to back."""
     result = RunResult(name)
     result.load_before = os.getloadavg()
+    workload.queries.clear()
     remaining = [max_requests if max_requests is not None else 1 << 62]
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     timeout = httpx.Timeout(REQUEST_TIMEOUT_S)
@@ -287,7 +297,9 @@ async def run_load(
                 if endpoint == "map" and ok and response is not None and response.status_code == 200:
                     map_etag = response.headers.get("etag")
                     endpoint = "map_full"
-                result.samples[endpoint].append(Sample(time.perf_counter() - scheduled, ok))
+                result.samples[endpoint].append(
+                    Sample(time.perf_counter() - scheduled, ok, scheduled - start)
+                )
                 if not ok:
                     result.error_kinds[f"{endpoint}: {why}"] += 1
 
@@ -299,6 +311,7 @@ async def run_load(
         result.server_cpu_s = proc_cpu_s(server_pid) - cpu0
         result.client_cpu_s = time.process_time() - client_cpu0
     result.hwm_bytes = proc_status_bytes(server_pid, "VmHWM")
+    result.queries_sent, result.queries_distinct = len(workload.queries), len(set(workload.queries))
     result.load_after = os.getloadavg()
     if max_requests is not None:
         result.stopped_by = "request count" if remaining[0] <= 0 else f"time cap ({duration_s:.0f} s)"
@@ -346,6 +359,19 @@ def format_result(result: RunResult) -> list[str]:
         f"client {result.client_cpu_s / result.wall_s:.2f}; load average "
         f"{result.load_before[0]:.2f} -> {result.load_after[0]:.2f}"
     )
+    every = [x for s in result.samples.values() for x in s]
+    if every and result.wall_s >= 20:
+        step = 10.0
+        parts = []
+        for k in range(int(max(x.at_s for x in every) // step) + 1):
+            window = [x.latency_s * 1000 for x in every if k * step <= x.at_s < (k + 1) * step]
+            if window:
+                parts.append(
+                    f"{k * step:.0f}-{(k + 1) * step:.0f} s {np.percentile(window, 50):.0f}/{np.percentile(window, 99):.0f}"
+                )
+        lines.append("all endpoints p50/p99 ms by 10 s of schedule: " + ", ".join(parts))
+    if result.queries_sent:
+        lines.append(f"queries drawn: {result.queries_sent}, {result.queries_distinct} distinct")
     for kind, count in sorted(result.error_kinds.items()):
         lines.append(f"  error {kind}: {count}")
     return lines
