@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..models import Paper
 from ..store import Store, papers
@@ -73,12 +73,19 @@ def _words(paper: Paper) -> list[str]:
     ]
 
 
-def shared_terms(store: Store, a: Paper, b: Paper, limit: int = MAX_TERMS) -> list[str]:
-    """Return up to ``limit`` words both papers use, rarest in the library first (ties: alphabetical)."""
+def shared_terms(
+    store: Store, a: Paper, b: Paper, limit: int = MAX_TERMS, df: Mapping[str, int] | None = None
+) -> list[str]:
+    """Return up to ``limit`` words both papers use, rarest in the library first (ties: alphabetical).
+
+    ``df`` (term → papers using it) may hold the document frequencies of ``a``'s words, looked
+    up once for all of ``a``'s neighbours; None looks up the shared words now.
+    """
     common = set(_words(a)) & set(_words(b))
     if not common:
         return []
-    df = document_frequencies(store.conn, common)
+    if df is None:
+        df = document_frequencies(store.conn, common)
     return sorted(common, key=lambda w: (df.get(w, 0), w))[:limit]
 
 
@@ -170,11 +177,13 @@ def related_papers(
     mode = "hybrid" if "dense" in legs.lists else "bm25"
     candidates = len(cosine) if cosine else len(legs.lists["bm25"])
     out: list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]] = []
+    # One lookup of the paper's own words serves every neighbour (ten SQL lookups took 12 ms).
+    df = document_frequencies(store.conn, set(_words(paper)))
     for ranked in fuse_legs(legs, candidates, mode, fusion):
         other = papers.get_paper(store.conn, ranked.paper_id)
         if _is_duplicate(paper, other, cosine.get(ranked.paper_id, 0.0)):
             continue
-        out.append((other, ranked.score, ranked.legs, shared_terms(store, paper, other)))
+        out.append((other, ranked.score, ranked.legs, shared_terms(store, paper, other, df=df)))
         if len(out) == limit:
             break
     return out
