@@ -143,12 +143,13 @@ def test_facet_table_follows_the_cards_and_none_means_the_whole_library(lib: Lib
     assert not conn.execute("SELECT 1 FROM card_facets WHERE paper_id = ?", (pid,)).fetchone()
 
 
-def test_snippets_for_the_first_hits_only_and_browse_shows_the_first_sentence(lib: Library) -> None:
+def test_detail_for_the_first_hits_only_and_browse_shows_the_first_sentence(lib: Library) -> None:
     full = lib.search("graph", limit=10, mode="bm25")
-    cut = lib.search("graph", limit=10, mode="bm25", snippets=3)
-    assert [h.paper_id for h in cut] == [h.paper_id for h in full]
-    assert [h.snippet for h in cut[:3]] == [h.snippet for h in full[:3]]
-    assert all(h.snippet == "" and h.terms == [] for h in cut[3:]) and all(h.snippet for h in full)
+    cut = lib.search("graph", limit=10, mode="bm25", detail=3)
+    assert [(h.paper_id, h.rank, h.score) for h in cut] == [(h.paper_id, h.rank, h.score) for h in full]
+    assert [h.to_dict() for h in cut[:3]] == [h.to_dict() for h in full[:3]]
+    assert all(h.snippet == "" and h.label == "" and h.terms == [] for h in cut[3:])
+    assert all(h.snippet and h.label for h in full)
     _, page = lib.browse(limit=3)
     for hit in page:
         first = lib.get(hit.paper_id).clean_text[:40]

@@ -120,12 +120,12 @@ def search_page(request: Request) -> HTMLResponse:
         try:
             if q:
                 pool = max(FACET_POOL, offset + page_size)
-                shown = offset + page_size  # only the hits up to this page need a snippet
+                shown = offset + page_size  # only the hits up to this page are shown in full
                 try:
-                    hits = lib.search(q, limit=min(pool, 1000), mode=mode, snippets=shown, **filters)
+                    hits = lib.search(q, limit=min(pool, 1000), mode=mode, detail=shown, **filters)
                 except ModelUnavailable as exc:
                     notices.append(str(exc))
-                    hits = lib.search(q, limit=min(pool, 1000), mode="bm25", snippets=shown, **filters)
+                    hits = lib.search(q, limit=min(pool, 1000), mode="bm25", detail=shown, **filters)
                 if getattr(lib, "search_notice", None):
                     notices.extend(str(lib.search_notice).splitlines())
                 total = len(hits)
