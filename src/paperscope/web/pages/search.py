@@ -18,6 +18,9 @@ router = APIRouter(include_in_schema=False)
 
 #: Hits counted for the facets of a query (the facets describe the best FACET_POOL hits).
 FACET_POOL = 200
+#: Values a facet lists at most (8 shown, the rest behind "show more"): the whole library names
+#: 2,610 datasets, and every value is a link to render.
+FACET_VALUES = 30
 #: Results per page.
 PAGE_SIZE = 20
 #: Most results per page a ``limit`` may ask for.
@@ -87,7 +90,7 @@ def _facet_sections(counts: dict[str, list[dict[str, Any]]], filters: dict[str, 
                 label = next((v["label"] for v in values if str(v["value"]) == shown), shown)
                 active.append((name, shown, label))
         active_keys = {(k, v.lower()) for k, v, _ in active}
-        values = [v for v in values if (v["key"], str(v["value"]).lower()) not in active_keys]
+        values = [v for v in values if (v["key"], str(v["value"]).lower()) not in active_keys][:FACET_VALUES]
         if values or active:
             sections.append({"name": name, "values": values, "active": active})
     return sections
