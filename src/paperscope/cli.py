@@ -641,7 +641,15 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
         f" JSON API under {base}/api/, its schema at {base}/openapi.json); Ctrl-C stops",
         err=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    from threadpoolctl import threadpool_limits
+
+    from .index import minilm
+
+    # Many requests at once: one thread per query embedding and per BLAS call, so concurrent
+    # searches share the cores instead of each spreading over all of them (bench/serve_load.py).
+    minilm.PARALLEL_QUERIES = True
+    with threadpool_limits(limits=1):
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 
 @_command()

@@ -120,3 +120,18 @@ def test_concurrent_queries_get_their_own_vectors():
         got = list(pool.map(lambda q: embedder.embed([q])[0], queries))
     for query, vector in zip(queries, got, strict=True):
         np.testing.assert_array_equal(vector, expected[query])
+
+
+def test_parallel_queries_give_the_same_vectors_as_the_all_core_request(monkeypatch: pytest.MonkeyPatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from paperscope.index import minilm
+
+    embedder = get_embedder("minilm")
+    queries = ["dataset distillation", "reward shaping for offline RL", "protein folding", "auction revenue"]
+    expected = {q: embedder.embed([q])[0] for q in queries}  # the one locked all-core request
+    monkeypatch.setattr(minilm, "PARALLEL_QUERIES", True)  # what `paperscope serve` sets
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda q: embedder.embed([q])[0], queries * 3))
+    for query, vector in zip(queries * 3, got, strict=True):
+        np.testing.assert_array_equal(vector, expected[query])

@@ -83,6 +83,13 @@ __all__ = [
 
 #: all-MiniLM-L6-v2's window in wordpieces, [CLS] and [SEP] included (its max_seq_length).
 MAX_TOKENS = 256
+#: When True, a single query runs on one of the multi-stream model's one-thread requests (as
+#: many at once as there are streams) instead of the one all-core request behind a lock. A
+#: server sets it (``paperscope serve``): under concurrent searches the all-core request
+#: serialised every query and spent ~2 cores of CPU per query on thread hand-offs; one thread
+#: per query lets two searches embed at once. A command-line search keeps the all-core request
+#: (the lowest latency for one query).
+PARALLEL_QUERIES = False
 #: Windows per onnxruntime call. Batches are formed after sorting windows by length, so padding
 #: stays small; 8 was the fastest of 1/8/16/32 for the int8 graph on 2 cores (MODELS.md).
 BATCH_SIZE = 8
@@ -564,10 +571,12 @@ class MiniLMEmbedder:
             feed["token_type_ids"] = np.zeros_like(ids)
         if self.runtime == "onnxruntime":
             hidden = (self.single_session if single else self.session).run(None, feed)[0]
-        elif single:
+        elif single and not PARALLEL_QUERIES:
             with self._single_lock:
                 hidden = self._single.infer(feed)[0]
         else:
+            if single:  # PARALLEL_QUERIES: the first query compiles the stream model in one thread
+                self._warm_up()
             requests = self._stream_requests()
             request = requests.get()
             try:
