@@ -37,7 +37,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 #: What must never show in a page's visible text: a JS object or JSON printed as a value.
-BAD_TEXT = ("[object Object]", '{"', "undefined")
+BAD_TEXT = ("[object Object]", '{"')
 #: Raw LaTeX: a math dollar or a backslash command; clean text has neither.
 RAW_LATEX = re.compile(r"\$|\\[A-Za-z(\[]")
 
