@@ -104,3 +104,11 @@ def test_entities_are_decoded_exactly_once() -> None:
     assert decode_entities("Q&amp;A over R&amp;D &lt;1% &gt; 90%") == "Q&A over R&D <1% > 90%"
     assert decode_entities("&amp;amp;") == "&amp;"
     assert clean_text(decode_entities("&amp;amp;")) == "&amp;"
+
+
+def test_readable_converts_tex_fields_only() -> None:
+    from paperscope.text import readable
+
+    assert readable("$k$-median") == "k-median"
+    assert readable("graph neural networks") == "graph neural networks"
+    assert "$" not in readable("$\\ell_1$ regularization")

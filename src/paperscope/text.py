@@ -37,6 +37,7 @@ __all__ = [
     "normalise_for_hash",
     "has_cjk",
     "is_blank",
+    "readable",
 ]
 
 _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]|\\^]+", re.IGNORECASE)
@@ -281,6 +282,15 @@ def clean_text(original: str) -> str:
     # Markdown links become "text (url)"; the URL stays for the extractors.
     # str.split() splits on exactly the characters \s matches, and is several times faster.
     return " ".join(text.split())
+
+
+def readable(field: str) -> str:
+    r"""Return a short field (an author keyword, a title) as text: ``"$k$-median"`` → ``"k-median"``.
+
+    Only a field holding TeX (``$`` or ``\\``) goes through :func:`clean_text` (~50 µs); the
+    others come back as they are, so a page of 20k keywords costs nothing.
+    """
+    return clean_text(field) if "$" in field or "\\" in field else field
 
 
 @functools.lru_cache(maxsize=4096)  # ingest folds each clean abstract twice (paper_id, lexical index)

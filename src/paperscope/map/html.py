@@ -28,6 +28,7 @@ from urllib.parse import quote, urlencode
 
 from ..errors import InputError, NotFound
 from ..models import Paper, Topic
+from ..text import readable
 
 __all__ = [
     "map_payload",
@@ -137,7 +138,7 @@ def map_payload(
             "venue": [" ".join(str(v) for v in (p.venue, p.year) if v) for p in rows],
             "area": [p.source_area or "" for p in rows],
             "decision": [p.decision or "" for p in rows],
-            "keywords": [p.keywords for p in rows],
+            "keywords": [[readable(k) for k in p.keywords] for p in rows],
             "abstract": abstracts,
             "urls": [p.urls for p in rows],
             "card": cards,

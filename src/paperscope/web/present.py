@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from markupsafe import Markup, escape
 
 from ..links import LINK_KINDS
-from ..text import fold
+from ..text import fold, readable
 
 __all__ = [
     "Piece",
@@ -158,7 +158,8 @@ def _fields_and_spans(paper: Any) -> tuple[list[CardField], list[tuple[int, int,
     area = area_text(card.get("area"))
     if area:
         add("area", [Piece(area)])
-    add("keywords", [Piece(str(k)) for k in getattr(paper, "keywords", None) or []])
+    # Author keywords are stored as the source wrote them ("$k$-median"): shown as clean text.
+    add("keywords", [Piece(readable(str(k))) for k in getattr(paper, "keywords", None) or []])
     code = []
     for url in list(card.get("code_urls") or []) + list(card.get("project_urls") or []):
         href = safe_url(url)
