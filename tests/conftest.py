@@ -119,6 +119,11 @@ def env_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path
     monkeypatch.setenv("PAPERSCOPE_CACHE", str(model_cache))
     monkeypatch.setenv("PAPERSCOPE_EMBEDDER", "fake")
     monkeypatch.delenv("PAPERSCOPE_DB", raising=False)
+    # Query vectors are cached per process by (model id, text); every FakeEmbedder shares one
+    # model id, so a test that counts embedder calls must not see another test's queries.
+    from paperscope.index.search import clear_query_vectors
+
+    clear_query_vectors()
 
 
 @pytest.fixture(scope="session")

@@ -156,4 +156,4 @@ def test_reingesting_everything_adds_nothing_and_keeps_marks(everything, shared_
     assert {t: lib.store.count(t) for t in before} == before
     assert lib.marks(starred) == {"starred": True, "tags": [], "note": None, "triage": None}
     assert lib.marks(tagged) == {"starred": False, "tags": ["to-read"], "note": None, "triage": None}
-    assert lib.marks(noted) == {"starred": False, "tags": [], "note": "compare with APM"}
+    assert lib.marks(noted) == {"starred": False, "tags": [], "note": "compare with APM", "triage": None}

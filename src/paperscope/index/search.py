@@ -37,6 +37,7 @@ __all__ = [
     "MIN_DENSE_ONLY_COSINE",
     "QUERY_VECTOR_CACHE_SIZE",
     "query_vector",
+    "clear_query_vectors",
 ]
 
 #: Search modes, in the order the CLI lists them.
@@ -52,6 +53,12 @@ MIN_DENSE_ONLY_COSINE = 0.25
 QUERY_VECTOR_CACHE_SIZE = 512
 _query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _query_vectors_lock = threading.Lock()
+
+
+def clear_query_vectors() -> None:
+    """Forget every cached query vector (tests that count embedder calls start from none)."""
+    with _query_vectors_lock:
+        _query_vectors.clear()
 
 
 def query_vector(embedder: Embedder, text: str) -> np.ndarray:
