@@ -649,7 +649,16 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
     # searches share the cores instead of each spreading over all of them (bench/serve_load.py).
     minilm.PARALLEL_QUERIES = True
     with threadpool_limits(limits=1):
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
+            # A request line past h11's 16 KiB default got uvicorn's bare "Invalid HTTP request";
+            # up to 1 MiB reaches the app, which cuts the query with a notice.
+            h11_max_incomplete_event_size=1 << 20,
+        )
 
 
 @_command()

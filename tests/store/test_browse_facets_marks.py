@@ -156,3 +156,9 @@ def test_detail_for_the_first_hits_only_and_browse_shows_the_first_sentence(lib:
         assert hit.snippet and hit.snippet[:40] == first[: len(hit.snippet[:40])]
     topics_of = lib.paper_topics([h.paper_id for h in page])
     assert topics_of == {}  # no topic fit yet
+
+
+def test_the_search_boxes_stop_where_the_search_cuts() -> None:
+    from paperscope.map import html as map_html
+
+    assert map_html.MAX_QUERY_CHARS == MAX_QUERY_CHARS

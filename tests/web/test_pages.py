@@ -68,7 +68,7 @@ def test_every_page_is_html_with_its_own_text(site) -> None:
         "/?q=dataset+distillation": ["results for “dataset distillation”", "Show on the map"],
         f"/paper/{paper.paper_id}": [paper.label, "Abstract", "Related papers", "Save note", "Sources"],
         "/topics": ["Topics", "No topics yet"],
-        "/library": ["Reading list", "0 marked papers", "BibTeX"],
+        "/library": ["Reading list", "Marked papers: 0", "BibTeX"],
         "/ingest": ["Add paper lists", "Upload and ingest"],
     }
     for url, texts in expected.items():
@@ -208,6 +208,16 @@ def test_unknown_paper_is_a_404_page_with_a_way_back(site) -> None:
     response = client.get("/paper/abcdef123456")
     assert response.status_code == 404 and response.headers["content-type"].startswith("text/html")
     assert "404 · Not found" in _text(response.text) and '<a href="/" id="back-home">' in response.text
+
+
+def test_an_unknown_page_opened_in_a_browser_is_the_html_404_and_json_for_clients(site) -> None:
+    client, _, _ = site
+    page = client.get("/no-such-page", headers={"Accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "/no-such-page" in _text(page.text) and '<a href="/" id="back-home">' in page.text
+    api = client.get("/api/no-such-route", headers={"Accept": "text/html"})
+    assert api.status_code == 404 and api.json()["ok"] is False
+    assert client.get("/no-such-page").json() == {"ok": False, "error": "Not Found", "status": 404}
 
 
 @pytest.mark.parametrize(

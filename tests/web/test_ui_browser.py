@@ -295,3 +295,24 @@ def test_research_flow_in_the_browser(flow_library: Library, tmp_path: Path) -> 
         _wait_ok(page, log, "search of the upload")
         assert page.locator("ol#results > li.result").first.get_attribute("data-paper-id") in new_ids
         screenshot(page, "flow-search-upload")
+
+
+def test_an_upload_that_cannot_be_read_says_why_under_its_own_name(
+    flow_library: Library, tmp_path: Path
+) -> None:
+    binary = tmp_path / "scan.dat"
+    binary.write_bytes(b"\x00\x01\x02binary\x00" * 100)
+    with serve(flow_library) as url, offline_browser() as browser:
+        page, log = browser.new_page()
+        page.goto(url + "/ingest")
+        page.set_input_files("input#files", str(binary))
+        page.click("button#upload")
+        page.wait_for_selector("#report:not([hidden])", timeout=60_000)
+        rows = page.locator("#report-files tr").all_inner_texts()
+        assert any(r.startswith("scan.dat") for r in rows), rows  # the chosen name, not the stored copy's
+        reason = page.locator("#skips li.file-error").inner_text()
+        assert reason.startswith("Not read: scan") and "binary" in reason.lower(), reason
+        assert "could not be read" in page.locator("#progress-text").inner_text()
+        assert page.locator("#new-papers").inner_text().strip() == "No new papers."
+        assert log.console_errors == [] and log.page_errors == []
+        screenshot(page, "flow-ingest-failed")

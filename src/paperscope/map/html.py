@@ -167,6 +167,11 @@ _CARD_KEEP = {
 }
 
 
+#: The search box's length: ``paperscope.library.MAX_QUERY_CHARS`` (a search cuts a query there);
+#: not imported, as the library imports this module.
+MAX_QUERY_CHARS = 600
+
+
 def _readable_card(card: dict[str, Any]) -> dict[str, Any]:
     """Return ``card`` with only the keys the card panel shows (no offsets, mentions or evidence)."""
     slim: dict[str, Any] = {}
@@ -325,7 +330,7 @@ def live_map_html(
         '<nav id="nav" aria-label="paperscope">\n  <a href="/" class="brand">paperscope</a>\n'
         f"{links}\n"
         '  <form id="search-form" action="/" method="get" role="search">\n'
-        f'    <input id="q" name="q" type="search" placeholder="{esc(text["q"])}" aria-label="{esc(text["q"])}">\n'
+        f'    <input id="q" name="q" type="search" maxlength="{MAX_QUERY_CHARS}" placeholder="{esc(text["q"])}" aria-label="{esc(text["q"])}">\n'
         f'    <select id="mode" name="mode" aria-label="mode">{options}</select>\n'
         f'    <button type="submit">{esc(text["go"])}</button>\n  </form>\n'
         f'  <span class="langs"><a href="/lang/en?next={back}" data-lang="en" lang="en">English</a>'

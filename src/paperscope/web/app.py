@@ -39,7 +39,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -157,7 +157,13 @@ def create_app(
         return _error("; ".join(parts) or "invalid request", 400)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # A person who opens an unknown page gets the site's error page; API clients, the JSON shape.
+        wants_page = "text/html" in request.headers.get("accept", "")
+        if exc.status_code == 404 and wants_page and not request.url.path.startswith("/api/"):
+            from .pages.common import error_page
+
+            return error_page(request, 404, f"no page at {request.url.path}")
         return _error(str(exc.detail), exc.status_code)
 
     @app.exception_handler(BodyTooLarge)

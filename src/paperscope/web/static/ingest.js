@@ -49,7 +49,7 @@
     for (;;) {
       const job = await api(`/api/ingest/${encodeURIComponent(started.job_id)}`);
       showProgress(index, count, job, file.name);
-      if (job.state === "done") return job;
+      if (job.state === "done") return { ...job, chosen: file.name };
       if (job.state === "failed") throw new Error(t("failed_job", { name: file.name, error: job.error || "?" }));
       await sleep(POLL_MS);
     }
@@ -68,13 +68,22 @@
     skips.replaceChildren();
     fresh.replaceChildren();
     const newIds = [];
+    let failed = 0;
     for (const job of jobs) {
       for (const file of (job.report && job.report.files) || []) {
         const row = document.createElement("tr");
         const skipped = file.skipped || [];
-        for (const value of [file.path, file.read, file.new, file.present, file.merged, skipped.length]) cell(row, value ?? 0);
-        if (file.error) row.classList.add("failed");
+        const shown = job.chosen || file.path;  // the name the user picked, not the stored copy's
+        for (const value of [shown, file.read, file.new, file.present, file.merged, skipped.length]) cell(row, value ?? 0);
         rows.append(row);
+        if (file.error) {
+          row.classList.add("failed");
+          failed += 1;
+          const li = document.createElement("li");
+          li.className = "skip file-error";
+          li.textContent = t("file_failed", { name: shown, error: file.error });
+          skips.append(li);
+        }
         for (const skip of skipped) {
           const li = document.createElement("li");
           li.className = "skip";
@@ -93,7 +102,7 @@
     if (!newIds.length) {
       const li = document.createElement("li");
       li.className = "muted";
-      li.textContent = t("no_new");
+      li.textContent = t(failed ? "no_new_failed" : "no_new");
       fresh.append(li);
     }
     for (const [i, paperId] of newIds.entries()) {
@@ -111,6 +120,10 @@
     }
     report.hidden = false;
     text.textContent = t("done", { new: newIds.length, files: jobs.length });
+    if (failed) {
+      text.textContent += " " + t("files_failed", { n: failed });
+      text.classList.add("failed");
+    }
   }
 
   button.addEventListener("click", async () => {
