@@ -141,6 +141,18 @@ def test_concurrent_hybrid_searches_agree_with_serial_ones(lib: Library) -> None
         pool.close()
 
 
+def test_warming_a_pool_opens_every_instance_with_its_dense_index_loaded(lib: Library) -> None:
+    pool = LibraryPool(lib, size=3)
+    try:
+        assert pool.warm() == 3 and len(pool._opened) == 2
+        held = [pool._take() for _ in range(3)]  # all three are idle again, none newly opened
+        assert len(pool._opened) == 2 and all(h._dense is not None for h in held)
+        for h in held:
+            pool._idle.put(h)
+    finally:
+        pool.close()
+
+
 def test_a_pool_opens_instances_only_as_needed_and_at_most_its_size(lib: Library) -> None:
     pool = LibraryPool(lib, size=2)
     try:

@@ -101,9 +101,10 @@ def create_app(
         max_upload_bytes: the largest ``POST /api/ingest`` body (default 50 MiB,
             ``PAPERSCOPE_MAX_UPLOAD_MB``); every other body may have 1 MiB.
         uploads_dir: where uploads are stored; default ``NAME.uploads`` beside ``NAME.db``.
-        warm_map: build the map's payload on a thread as the server starts (``paperscope serve``
-            does): the first build takes seconds at 20k papers (4.4 s at 21,490) and would
-            otherwise land on the first map request and stall the requests around it.
+        warm_map: on a thread as the server starts (``paperscope serve`` does), open the pool's
+            instances with their search indexes (:meth:`LibraryPool.warm`) and build the map's
+            payload (4.4 s at 21,490 papers): both would otherwise land on the first requests
+            and stall the ones around them.
     """
     pool = LibraryPool(library, size=pool_size)
     jobs = IngestJobs(pool, Path(uploads_dir) if uploads_dir else uploads_dir_for(pool.db_path))
@@ -114,7 +115,9 @@ def create_app(
         if warm_map:
 
             def warm() -> None:
-                with contextlib.suppress(Exception):  # a failed warm-up leaves the first request to build it
+                with contextlib.suppress(Exception):  # a failed warm-up leaves the first request to it
+                    pool.warm()
+                with contextlib.suppress(Exception):
                     topics.warm_map_cache(app)
 
             warming = threading.Thread(target=warm, name="paperscope-warm-map", daemon=True)
