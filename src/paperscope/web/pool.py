@@ -26,7 +26,6 @@ import threading
 from collections.abc import Iterator
 
 from ..errors import PaperscopeError
-from ..index import embed as embed_registry
 from ..library import Library
 
 __all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S"]
@@ -46,26 +45,13 @@ class PoolBusy(PaperscopeError):
     http_status = 503
 
 
-def _embedder_name(library: Library) -> str | None:
-    """Return the registered name of ``library``'s embedder, or None when it was given an object."""
-    name = getattr(library, "embedder_name", None)
-    if isinstance(name, str):
-        return name
-    choice = library._embedder_choice  # until Library.embedder_name lands (requests-api.md)
-    if isinstance(choice, str):
-        return choice
-    # Loaded already: it is shareable only when it is the process-wide instance of a name.
-    return next((n for n, e in embed_registry._CACHE.items() if e is choice), None)
-
-
 def configure_for_server(library: Library) -> Library:
     """Make ``library`` fit to answer web requests: a search never embeds papers inline.
 
     Embedding belongs to ingest (its background job embeds the new papers); while vectors are
     missing, a search answers from BM25 and its ``search_notice`` says so.
     """
-    if hasattr(library, "search_embed_max_papers"):
-        library.search_embed_max_papers = 0
+    library.search_embed_max_papers = 0
     return library
 
 
@@ -83,7 +69,7 @@ class LibraryPool:
     ):
         self.primary = configure_for_server(library)
         self.db_path = library.store.path
-        self.embedder_name = _embedder_name(library)
+        self.embedder_name = library.embedder_name
         #: True when more Library instances can be opened on the same file (a job gets its own).
         self.is_shareable = self.db_path != ":memory:" and self.embedder_name is not None
         self.size = max(1, size) if self.is_shareable else 1

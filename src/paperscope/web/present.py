@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
-from ..links import LINK_KINDS
+from ..links import LINK_KINDS, is_web_url
 from ..text import fold, readable
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "url_without",
 ]
 
-_HTTP = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 
 
@@ -72,9 +71,7 @@ class Segment:
 
 def safe_url(url: object) -> str | None:
     """Return ``url`` when it is an http(s) URL without spaces or quotes, else None."""
-    if isinstance(url, str) and _HTTP.match(url.strip()):
-        return url.strip()
-    return None
+    return url.strip() if isinstance(url, str) and is_web_url(url.strip()) else None
 
 
 def source_text(source: Any) -> str:
