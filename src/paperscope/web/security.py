@@ -13,6 +13,10 @@
 - A request body larger than its route's limit (``MAX_BODY_BYTES``, 1 MiB, for JSON bodies; the
   upload limit for ``POST /api/ingest``) is refused with a 413 in the JSON error shape, from its
   ``Content-Length`` before it is read, or while it streams when it has none.
+- A request target (path and query) longer than ``MAX_URL_BYTES`` (256 KiB) is refused with a
+  414 in the JSON error shape. A 14,000-word query URL-encoded is about 110 kB and is answered
+  (the search cuts it to its first terms and says so); ``paperscope serve`` lets request lines
+  up to ``MAX_REQUEST_LINE_BYTES`` (4 MiB) reach the app, so anything between gets the 414.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ __all__ = [
     "LOOPBACK_HOSTS",
     "TOKEN_COOKIE",
     "MAX_BODY_BYTES",
+    "MAX_URL_BYTES",
+    "MAX_REQUEST_LINE_BYTES",
     "is_loopback",
 ]
 
@@ -47,6 +53,11 @@ TOKEN_COOKIE = "paperscope_token"
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: Bytes a request body may have on routes without a limit of their own (a note is text).
 MAX_BODY_BYTES = 1024 * 1024
+#: Longest request target (path plus query string, bytes) the app answers; longer ones get a 414.
+MAX_URL_BYTES = 256 * 1024
+#: What ``paperscope serve`` tells uvicorn's h11 parser to accept (bytes of request line and
+#: headers): beyond it uvicorn answers a plain-text 400 before the app sees the request.
+MAX_REQUEST_LINE_BYTES = 4 * 1024 * 1024
 
 
 class BodyTooLarge(Exception):
@@ -146,6 +157,14 @@ def install_body_limit(
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             if scope["type"] != "http":
                 await self.inner(scope, receive, send)
+                return
+            target = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string") or b"")
+            if target > MAX_URL_BYTES:
+                message = (
+                    f"the request URL is {target:,} bytes, more than the {MAX_URL_BYTES:,} this server"
+                    " accepts; send a shorter query (a search keeps its first terms anyway)"
+                )
+                await _error(message, 414)(scope, receive, send)
                 return
             limit = limits.get(scope["path"], default_bytes)
             declared = dict(scope.get("headers") or ()).get(b"content-length")
