@@ -115,3 +115,55 @@ def test_cli_scores_another_gold_file(tmp_path: Path, shared_data: Path, icml_di
     assert result["gold_name"] == "one.jsonl"
     assert result["fields"]["method_names"]["tp"] == 0
     assert result["fields"]["method_names"]["fn"] == 1
+
+
+def _gold(tmp_path: Path, *records: object) -> Path:
+    import json
+
+    path = tmp_path / "gold.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
+    return path
+
+
+def test_a_gold_file_with_only_some_fields_scores_those_and_skips_the_rest(tmp_path, icml_dir) -> None:
+    gold = _gold(
+        tmp_path,
+        {"file": "000_9f997565051fc2a1.txt", "index": 0, "method_names": ["APM"]},
+        {"file": "000_9f997565051fc2a1.txt", "index": 1, "datasets": []},
+    )
+    result = run_cards_eval(gold, icml_dir, iclr_dir=None)
+    assert set(result["fields"]) == {"method_names", "datasets"}
+    assert result["fields"]["method_names"]["tp"] == 1
+    assert result["area_dev"] is None and "claims" in result["skipped_fields"]
+    text = format_cards_eval(result)
+    assert "area on gold.jsonl: skipped (no record has iclr_primary_area)" in text
+    assert "skipped (not in the gold): code_urls, claims, contribution_types, tasks" in text
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{not json", "gold.jsonl:1: not a JSON object"),
+        ('["a list"]', "gold.jsonl:1: each line must be a JSON object"),
+        ('{"index": 0}', 'gold.jsonl:1: "file"'),
+        ('{"file": "000_9f997565051fc2a1.txt", "index": "0"}', 'gold.jsonl:1: "index"'),
+        (
+            '{"file": "000_9f997565051fc2a1.txt", "index": 0, "datasets": "CIFAR-10"}',
+            '"datasets" must be a list',
+        ),
+        ('{"file": "000_9f997565051fc2a1.txt", "index": 0, "claims": [5]}', '"claims" must be a list of'),
+        ('{"file": "nope.txt", "index": 3}', "gold.jsonl:1: names abstract 3 of 'nope.txt'"),
+    ],
+)
+def test_a_bad_gold_file_is_one_line_naming_file_and_line(tmp_path, icml_dir, record, message) -> None:
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    gold = _gold(tmp_path, record)
+    result = CliRunner().invoke(
+        cli, ["eval", "cards", "--no-iclr", "--gold", str(gold), "--examples", str(icml_dir)]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and message in errors[0], result.output

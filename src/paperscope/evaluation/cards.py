@@ -14,6 +14,13 @@ Match rules (written down, as the issue asks):
 * Precision, recall and F1 are micro-averaged over (paper, value) pairs; each value counts once
   per paper.
 
+Gold file schema (JSON Lines, one object per abstract, read by :func:`load_gold`): ``file`` (the
+list's file name) and ``index`` (0-based position of the abstract in that file) are required;
+``method_names``, ``datasets``, ``code_urls``, ``tasks``, ``contribution_types`` (lists of
+strings), ``claims`` (a list of ``{"value", "unit"}``) and ``iclr_primary_area`` (a string) are
+each optional. A field a record leaves out is not scored for that paper; a field no record has
+is listed as skipped, and without any ``iclr_primary_area`` the dev area score is skipped.
+
 Area: accuracy and macro-F1 on the 38 dev papers (21 areas; abstract only), and on a held-out
 stratified 20% of the ICLR 2026 papers (12 areas; title, keywords and abstract), where our
 model is retrained on the other 80% and shown beside a TF-IDF + logistic-regression baseline
@@ -33,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..config import EXAMPLES_DIR
+from ..errors import InputError
 from ..extract.area import AREAS, AreaModel, predict_area, train_area_model
 from ..library import Library
 from ..models import Paper
@@ -41,6 +49,8 @@ from ..text import clean_text, fold
 
 __all__ = [
     "DEFAULT_GOLD",
+    "GOLD_FIELDS",
+    "load_gold",
     "DEFAULT_ICLR_DIR",
     "format_cards_eval",
     "load_iclr_area_papers",
@@ -53,7 +63,63 @@ _SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 DEFAULT_GOLD = _SHARED / "gold" / "icml2026_cards_dev.jsonl"
 #: Default folder of the ICLR 2026 CSVs with OpenReview primary areas.
 DEFAULT_ICLR_DIR = _SHARED / "iclr2026-primary-area"
+#: Optional gold fields scored per paper, each a list of strings except ``claims``.
+GOLD_FIELDS = ("method_names", "datasets", "code_urls", "claims", "contribution_types", "tasks")
 _TASK_STOP = {"the", "a", "an", "of", "for", "in", "on", "and", "to", "with", "by", "vs"}
+
+
+def load_gold(path: Path) -> list[dict[str, Any]]:
+    """Read a gold JSONL file in the schema of the module docstring; each record gets ``_line``.
+
+    Raises:
+        InputError: the file cannot be read or is empty, or a line is not a JSON object with a
+            string ``file`` and an integer ``index``, or an optional field has the wrong type
+            (the message names the file, the line and the field).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the gold file: {exc}", str(path)) from exc
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"not a JSON object: {exc}", str(path), number) from exc
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object", str(path), number)
+        if not isinstance(record.get("file"), str) or not record["file"]:
+            raise InputError('"file" (the list\'s file name) is required and must be text', str(path), number)
+        index = record.get("index")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise InputError(
+                '"index" (the abstract\'s 0-based position) must be an integer >= 0', str(path), number
+            )
+        for name in GOLD_FIELDS:
+            value = record.get(name)
+            if value is None:
+                record.pop(name, None)
+                continue
+            if name == "claims":
+                ok = isinstance(value, list) and all(
+                    isinstance(c, dict) and "value" in c and isinstance(c.get("unit", ""), str) for c in value
+                )
+            else:
+                ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            if not ok:
+                shape = 'a list of {"value", "unit"} objects' if name == "claims" else "a list of strings"
+                raise InputError(f'"{name}" must be {shape}', str(path), number)
+        area = record.get("iclr_primary_area")
+        if area is not None and not isinstance(area, str):
+            raise InputError('"iclr_primary_area" must be text', str(path), number)
+        record["_line"] = number
+        records.append(record)
+    if not records:
+        raise InputError("the gold file has no records", str(path))
+    return records
 
 
 def prf(tp: int, fp: int, fn: int) -> dict[str, float]:
@@ -113,12 +179,12 @@ def load_iclr_area_papers(csv_dir: Path = DEFAULT_ICLR_DIR) -> list[tuple[str, s
     """Return ``(abstract, title, keywords, area)`` for each ICLR 2026 paper (clean text).
 
     Raises:
-        FileNotFoundError: ``csv_dir`` holds no ``*.csv`` file.
+        InputError: ``csv_dir`` holds no ``*.csv`` file.
 
     """
     files = sorted(Path(csv_dir).glob("*.csv"))
     if not files:
-        raise FileNotFoundError(f"{csv_dir}: no ICLR area CSV files")
+        raise InputError("no ICLR area CSV files", str(csv_dir))
     papers = []
     for path in files:
         with path.open(encoding="utf-8-sig", newline="") as fh:
@@ -160,53 +226,68 @@ def _macro_f1(gold: list[str], pred: list[str]) -> float:
     return float(np.mean(scores)) if scores else 0.0
 
 
-def _field_eval(gold: list[dict[str, Any]], papers: dict[tuple[str, int], Paper]) -> dict[str, Any]:
-    counts = {
-        f: [0, 0, 0]
-        for f in ("method_names", "datasets", "code_urls", "claims", "contribution_types", "tasks")
-    }
+def _field_counts(name: str, g: dict[str, Any], card: Any, extra: dict[str, Any]) -> tuple[int, int, int]:
+    """Return (tp, fp, fn) of one gold field on one paper's card."""
+    wanted = g[name]
+    if name == "method_names":
+        return _set_counts([_name_key(n) for n in card.method_names], [_name_key(n) for n in wanted])
+    if name == "datasets":
+        found = [_name_key(d["name"]) for d in extra.get("datasets", [])]
+        return _set_counts(found, [_name_key(n) for n in wanted])
+    if name == "code_urls":
+        return _set_counts(card.code_urls, wanted)
+    if name == "claims":
+        found = [_claim_key(c["value"], c["unit"]) for c in extra.get("claims", [])]
+        return _set_counts(found, [_claim_key(c["value"], c.get("unit", "")) for c in wanted])
+    if name == "contribution_types":
+        return _set_counts([c["type"] for c in extra.get("contribution_types", [])], wanted)
+    return _fuzzy_counts([t["text"] for t in extra.get("tasks", [])], wanted, _task_match)
+
+
+def _field_eval(
+    gold: list[dict[str, Any]], papers: dict[tuple[str, int], Paper], gold_path: Path | None = None
+) -> dict[str, Any]:
+    counts: dict[str, list[int]] = {}
     label_hits = label_total = 0
     area_gold, area_pred = [], []
     for g in gold:
-        paper = papers[(g["file"], g["index"])]
+        paper = papers.get((g["file"], g["index"]))
+        if paper is None:
+            raise InputError(
+                f"names abstract {g['index']} of {g['file']!r}, which the lists do not have"
+                " (check `file`, `index` and --examples)",
+                str(gold_path) if gold_path else None,
+                g.get("_line"),
+            )
         card = paper.card
         extra = card.extra if card else {}
-        pairs = {
-            "method_names": _set_counts(
-                [_name_key(n) for n in card.method_names], [_name_key(n) for n in g["method_names"]]
-            ),
-            "datasets": _set_counts(
-                [_name_key(d["name"]) for d in extra.get("datasets", [])],
-                [_name_key(n) for n in g["datasets"]],
-            ),
-            "code_urls": _set_counts(card.code_urls, g["code_urls"]),
-            "claims": _set_counts(
-                [_claim_key(c["value"], c["unit"]) for c in extra.get("claims", [])],
-                [_claim_key(c["value"], c["unit"]) for c in g["claims"]],
-            ),
-            "contribution_types": _set_counts(
-                [c["type"] for c in extra.get("contribution_types", [])], g["contribution_types"]
-            ),
-            "tasks": _fuzzy_counts([t["text"] for t in extra.get("tasks", [])], g["tasks"], _task_match),
-        }
-        for field, (tp, fp, fn) in pairs.items():
-            counts[field][0] += tp
-            counts[field][1] += fp
-            counts[field][2] += fn
-        if g["method_names"]:
+        for name in GOLD_FIELDS:
+            if name not in g or card is None:
+                continue
+            tp, fp, fn = _field_counts(name, g, card, extra)
+            total = counts.setdefault(name, [0, 0, 0])
+            total[0] += tp
+            total[1] += fp
+            total[2] += fn
+        if g.get("method_names"):
             label_total += 1
             label_hits += any(_name_key(paper.label).startswith(_name_key(n)) for n in g["method_names"])
-        area_gold.append(g["iclr_primary_area"])
-        area_pred.append((extra.get("area") or {}).get("label") or predict_area(paper.clean_text).label)
-    return {
-        "fields": {f: prf(*c) for f, c in counts.items()},
-        "label_rate": label_hits / label_total if label_total else 0.0,
-        "label_papers": label_total,
-        "area_dev": {
+        if g.get("iclr_primary_area"):
+            area_gold.append(g["iclr_primary_area"])
+            area_pred.append((extra.get("area") or {}).get("label") or predict_area(paper.clean_text).label)
+    area_dev = None
+    if area_gold:
+        area_dev = {
             "n": len(area_gold),
             "accuracy": float(np.mean([a == b for a, b in zip(area_gold, area_pred, strict=True)])),
             "macro_f1": _macro_f1(area_gold, area_pred),
-        },
+        }
+    return {
+        "fields": {f: prf(*counts[f]) for f in GOLD_FIELDS if f in counts},
+        "skipped_fields": [f for f in GOLD_FIELDS if f not in counts],
+        "label_rate": label_hits / label_total if label_total else 0.0,
+        "label_papers": label_total,
+        "area_dev": area_dev,
     }
 
 
@@ -295,19 +376,18 @@ def run_cards_eval(
         "elapsed_s"}``, ``elapsed_s`` being the wall time of the whole evaluation in seconds.
 
     Raises:
-        FileNotFoundError: the gold file or the ICLR folder is missing.
+        InputError: the gold file is missing or not in the documented schema, names an abstract
+            the lists do not have, or the ICLR folder holds no CSV file.
 
     """
     started = time.perf_counter()
-    gold = [
-        json.loads(line) for line in Path(gold_path).read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
+    gold = load_gold(Path(gold_path))
     with steps(2 if iclr_dir is None else 6, desc="eval cards", enabled=progress) as bar:
         bar.stage(f"build the cards of {examples_dir}")
         papers = _dev_papers(gold, Path(examples_dir))
         bar.update()
         bar.stage(f"score {len(gold)} gold papers")
-        result = _field_eval(gold, papers)
+        result = _field_eval(gold, papers, Path(gold_path))
         bar.update()
         result["n_dev_papers"] = len(gold)
         result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
@@ -329,14 +409,19 @@ def format_cards_eval(result: dict[str, Any]) -> str:
             f"{s['tp']:>4} {s['fp']:>4} {s['fn']:>4}"
         )
     lines.append("")
+    if result.get("skipped_fields"):
+        lines.append(f"skipped (not in the gold): {', '.join(result['skipped_fields'])}")
     lines.append(
         f"label starts with a gold method name: {result['label_rate']:.3f} ({result['label_papers']} papers)"
     )
     dev = result["area_dev"]
-    lines.append(
-        f"area on {gold} ({dev['n']} papers, {result['n_areas']} areas): "
-        f"accuracy {dev['accuracy']:.3f}, macro-F1 {dev['macro_f1']:.3f}"
-    )
+    if dev is None:
+        lines.append(f"area on {gold}: skipped (no record has iclr_primary_area)")
+    else:
+        lines.append(
+            f"area on {gold} ({dev['n']} papers, {result['n_areas']} areas): "
+            f"accuracy {dev['accuracy']:.3f}, macro-F1 {dev['macro_f1']:.3f}"
+        )
     iclr = result.get("area_iclr")
     if iclr:
         lines += [
