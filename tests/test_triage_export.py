@@ -94,3 +94,37 @@ def test_cli_star_tag_note_and_export(tmp_path, icml_dir) -> None:
     result = runner.invoke(cli, [*db, "export", "--format", "markdown", "--starred", "--out", str(out)])
     assert result.exit_code == 0
     assert f"`{pid}`" in out.read_text(encoding="utf-8") and "#survey" in out.read_text(encoding="utf-8")
+
+
+def test_markdown_escapes_html_and_markup_from_paper_text(tmp_path) -> None:
+    from markdown_it import MarkdownIt
+
+    listing = tmp_path / "list.json"
+    listing.write_text(
+        json.dumps(
+            [
+                {
+                    "title": "<script>alert(1)</script> *Bold* [link](javascript:x) &amp; a_b_c",
+                    "abstract": "We propose a sparse attention method for long documents with careful routing.",
+                    "code_url": "https://github.com/acme/sparse",
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    with Library(tmp_path / "lib.db") as lib:
+        lib.ingest([listing], embed=False)
+        pid = next(lib.papers()).paper_id
+        lib.star(pid)
+        lib.tag(pid, "<b>hot</b>")
+        lib.set_note(pid, "see <img src=x onerror=alert(1)> and **this**")
+        text = "".join(lib.export("markdown", starred=True))
+    html = MarkdownIt("commonmark").render(text)
+    assert "<script" not in html and "<img" not in html and "<b>" not in html
+    assert 'href="javascript' not in html and "<em>" not in html.split("note")[0].split("</strong>", 1)[1]
+    # The text is still there, shown literally.
+    # The text is still there, shown literally (ingest already decoded "&amp;" once and read
+    # the title's own *emphasis*, case 5 and 6).
+    for literal in ("&lt;script&gt;alert(1)&lt;/script&gt;", "[link](javascript:x)", "a_b_c", "&lt;b&gt;hot"):
+        assert literal in html, literal
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "**this**" in html

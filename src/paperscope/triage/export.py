@@ -103,25 +103,36 @@ def _bibtex(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
         yield bibtexparser.write_string(library).strip() + "\n\n"
 
 
+#: What Markdown reads as markup inside a line: emphasis, code, links, strikethrough, raw HTML
+#: (``<``) and entity references (``&name;``). Each is backslash-escaped in paper text (CommonMark
+#: 0.31 §2.4: any ASCII punctuation may be); a lone ``&`` or ``>`` mid-line is already literal.
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<~]|&(?=#?[A-Za-z0-9]+;)")
+
+
+def _md(text: object) -> str:
+    """Return text from a paper or a mark as literal Markdown: no HTML, links or emphasis pass through."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), str(text))
+
+
 def _markdown(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
     yield "# Reading list\n\n"
     for paper, info in papers:
         marks = info["marks"]
         venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
-        line = f"- [ ] {'★ ' if marks['starred'] else ''}**{paper.label}**"
+        line = f"- [ ] {'★ ' if marks['starred'] else ''}**{_md(paper.label)}**"
         if venue:
-            line += f" ({venue})"
+            line += f" ({_md(venue)})"
         line += f" `{paper.paper_id}`"
         if paper.card and paper.card.code_urls:
-            line += f" — code: {paper.card.code_urls[0]}"
+            line += f" — code: <{paper.card.code_urls[0].replace('>', '%3E')}>"
         if marks["tags"]:
-            line += " — " + " ".join(f"#{t}" for t in marks["tags"])
+            line += " — " + " ".join(f"#{_md(t)}" for t in marks["tags"])
         yield line + "\n"
         if marks["note"]:
             # Continuation lines are indented under the note item (CommonMark list items), so a
             # multi-line note stays inside the list.
             lines = marks["note"].strip().splitlines() or [""]
-            yield f"  - note: {lines[0]}\n" + "".join(f"    {rest}\n" for rest in lines[1:])
+            yield f"  - note: {_md(lines[0])}\n" + "".join(f"    {_md(rest)}\n" for rest in lines[1:])
 
 
 #: Every ``paperscope export --format`` choice and the writer behind it.
