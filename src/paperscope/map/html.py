@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
-import json
 import os
 from collections.abc import Sequence
 from importlib import resources
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from .. import strict_json
 from ..errors import InputError, NotFound
 from ..models import Paper, Topic
 from ..text import readable
@@ -209,7 +209,7 @@ def _static(name: str) -> str:
 
 def _json_for_script(data: Any) -> str:
     # "<" as \u003c keeps "</script>" and "<!--" inside strings from ending the block early.
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return strict_json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def write_map_html(path: str | Path, payload: dict[str, Any]) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import bibtexparser
 from bibtexparser.model import Entry, Field
 
+from .. import strict_json
 from ..models import Paper
 
 __all__ = ["EXPORT_FORMATS", "export_papers"]
@@ -43,7 +43,7 @@ def _row(paper: Paper, info: Info) -> dict[str, Any]:
 
 def _jsonl(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
     for paper, info in papers:
-        yield json.dumps(_row(paper, info), ensure_ascii=False) + "\n"
+        yield strict_json.dumps(_row(paper, info), ensure_ascii=False) + "\n"
 
 
 def _csv(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:

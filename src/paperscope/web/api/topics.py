@@ -24,6 +24,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import strict_json
 from ...errors import NotFound
 from ...library import Library
 from ...map import live_map_html, live_map_parts, map_asset, map_payload
@@ -183,7 +184,7 @@ def _map_cache(request: Request) -> _MapCache:
                 compact=True,
             )
             payload["papers"]["card"] = [_card_texts(card) for card in payload["papers"]["card"]]
-            body = json.dumps(ok(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            body = strict_json.dumps(ok(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             state.map_cache = cached = _MapCache(key, body)
             return cached
 
