@@ -10,6 +10,7 @@ read, so they can never be stored or shown.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -22,6 +23,8 @@ from ..text import latex_to_text
 __all__ = [
     "FIELDS",
     "FIELD_ALIASES",
+    "NA_STRINGS",
+    "is_missing",
     "normalise_key",
     "parse_column_map",
     "resolve_columns",
@@ -82,6 +85,7 @@ FIELDS = tuple(FIELD_ALIASES)
 _KEY_RE = re.compile(r"[\s\-./]+")
 _YEAR_RE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _VENUE_RE = re.compile(r"^(?P<venue>.*?)[\s,'’]*(?P<year>(?:19|20)\d\d)(?!\d)[\s,:;\-–]*(?P<rest>.*)$")
+_PAREN_VENUE_RE = re.compile(r"\(\s*([A-Z][A-Za-z&\-]{1,14}[A-Z])['’\s\-]*((?:19|20)\d\d)?\s*\)\s*$")
 _OPENREVIEW_RE = re.compile(r"openreview\.net/(?:forum|pdf|attachment)\?(?:.*&)?id=([A-Za-z0-9_\-]+)")
 _ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf)/([a-z\-]+(?:\.[A-Z]{2})?/\d{7}|\d{4}\.\d{4,5})", re.I)
 _ARXIV_ID_RE = re.compile(r"^(?:arxiv:)?([a-z\-]+(?:\.[A-Z]{2})?/\d{7}|\d{4}\.\d{4,5})(?:v\d+)?$", re.I)
@@ -134,17 +138,21 @@ def resolve_columns(
     """Return, for each field, the source names that may fill it, best first.
 
     Names given with ``--map`` win (and are then the only name for their field); the others
-    are inferred from ``FIELD_ALIASES`` (case, spaces and dashes ignored). A record takes the
-    first non-empty of them (``url`` takes all). Each source name fills at most one field.
+    are inferred from ``FIELD_ALIASES`` (case, spaces and dashes ignored). Names that differ only
+    in case or spacing (``abstract``, ``Abstract``, ``ABSTRACT ``) are all kept, in source order, so
+    a record takes the first non-empty of them (``url`` takes all) and none is dropped unseen.
+    Each source name fills at most one field.
 
     Raises:
         InputError: a ``--map`` column is not among ``names`` (the message lists them).
 
     """
     names = list(names)
-    by_key: dict[str, str] = {}
+    by_key: dict[str, list[str]] = {}
     for name in names:
-        by_key.setdefault(normalise_key(name), name)
+        spellings = by_key.setdefault(normalise_key(name), [])
+        if name not in spellings:
+            spellings.append(name)  # ``abstract``, ``Abstract``, ``ABSTRACT `` all fill the field
     used: set[str] = set()
     out: dict[str, list[str]] = {}
     for field, column in (column_map or {}).items():
@@ -153,12 +161,13 @@ def resolve_columns(
             raise InputError(
                 f"--map {field}={column}: no such column; the columns are: {', '.join(names)}", path
             )
-        out[field] = [by_key[key]]
+        exact = [n for n in by_key[key] if n == column]
+        out[field] = exact + [n for n in by_key[key] if n != column]
         used.add(key)
     for field, aliases in FIELD_ALIASES.items():
         if field in out:
             continue
-        found = [by_key[a] for a in aliases if a in by_key and a not in used]
+        found = [name for a in aliases if a in by_key and a not in used for name in by_key[a]]
         if found:
             out[field] = found
             used.update(normalise_key(f) for f in found)
@@ -181,10 +190,16 @@ def canonical_venue(name: str | None) -> str | None:
 def split_venue(text: str | None) -> tuple[str | None, int | None, str | None]:
     """Split ``"ICLR 2026 Oral"`` into ``("ICLR", 2026, "Oral")``; missing parts are None.
 
-    A string without a year is all venue (``"ICML"`` → ``("ICML", None, None)``).
+    A string without a year is all venue (``"ICML"`` → ``("ICML", None, None)``). A long name
+    ending with its acronym in parentheses is that acronym (``"International Conference on
+    Machine Learning (ICML 2026)"`` → ``("ICML", 2026, None)``).
     """
     if not text or not text.strip():
         return None, None, None
+    paren = _PAREN_VENUE_RE.search(text)
+    if paren:  # "Proceedings of the ... Conference on Machine Learning (ICML 2026)"
+        year = paren.group(2)
+        return canonical_venue(paren.group(1)), int(year) if year else None, None
     m = _VENUE_RE.match(" ".join(text.split()))
     if not m:
         return canonical_venue(text), None, None
@@ -198,6 +213,29 @@ def venue_year_from_name(path: Path) -> tuple[str | None, int | None]:
     if not m:
         return None, None
     return canonical_venue(m.group(1)), int(m.group(2))
+
+
+#: Cell values that mean "no value" (pandas' default ``na_values``; spreadsheets and R write them).
+NA_STRINGS = frozenset(
+    (
+        "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+        "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+    )
+)  # fmt: skip
+
+
+def is_missing(value: Any) -> bool:
+    """Return True for a value that holds nothing: None, blank text, an NA marker, NaN/inf, an empty list."""
+    if value is None or isinstance(value, bool):
+        return value is None
+    if isinstance(value, str):
+        text = value.strip()
+        return not text or text in NA_STRINGS
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list | dict):
+        return not value
+    return False
 
 
 def _year(value: Any) -> int | None:
@@ -215,16 +253,21 @@ def _year(value: Any) -> int | None:
 
 def _text(value: Any) -> str | None:
     """Return a scalar as stripped text (None when empty); lists are joined by ``; ``."""
-    if value is None or isinstance(value, bool):
+    if is_missing(value) or isinstance(value, bool):
         return None
     if isinstance(value, str):
-        value = value.strip()
-        return value or None
-    if isinstance(value, int | float):
+        return value.strip()
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**64 else None
+    if isinstance(value, float):
         return str(value)
     if isinstance(value, list):
         parts = [t for t in (_text(v) for v in value) if t]
         return "; ".join(parts) or None
+    if isinstance(value, dict):  # an OpenReview v2 value object, or a language map
+        for key in ("value", "text", "en", "name"):
+            if key in value:
+                return _text(value[key])
     return None
 
 
@@ -371,24 +414,31 @@ def mapping_to_record(
         defaults: venue and year for records that state none (from the file name).
 
     Returns:
-        A Record; a Skip (with ``source.line``) when the abstract is missing or not text.
-        Blank abstracts are returned as Records: the pipeline skips them after cleaning.
+        A Record; a Skip (with ``source.line``) when the abstract is missing (absent, null,
+        NaN, an NA marker such as ``N/A``) or not text. Where several columns may fill a field
+        (repeated or case-variant names, aliases), the first non-missing value wins. Blank
+        abstracts are returned as Records: the pipeline skips them after cleaning.
 
     """
     unit = "record" if source.format == "json" else "line"
 
     def first(field: str) -> Any:
+        blank = None
         for name in columns.get(field, ()):
             value = item.get(name)
-            if value not in (None, "", []):
+            if not is_missing(value):
                 return value
-        return None
+            if blank is None and isinstance(value, str) and value and not value.strip():
+                blank = value  # only spaces: the pipeline reports it as an empty abstract
+        return blank
 
     abstract = first("abstract")
     if abstract is None:
         return Skip(source.path, source.line, "no abstract", unit)
     if isinstance(abstract, list) and all(isinstance(a, str) for a in abstract):
         abstract = "\n\n".join(abstract)
+    elif isinstance(abstract, dict):
+        abstract = _text(abstract) or abstract
     if not isinstance(abstract, str):
         return Skip(source.path, source.line, f"abstract is not text ({type(abstract).__name__})", unit)
     venue, year, decision = split_venue(_text(first("venue")))

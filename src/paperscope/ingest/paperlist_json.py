@@ -1,110 +1,105 @@
-"""Readers for paper-list JSON: an array of paper objects (streamed with ijson) or one object per line.
+"""Readers for paper-list JSON: an array of paper objects (streamed element by element) or one object per line.
 
 The objects follow the OpenReview / community-tracker shape (papercopilot's paperlists,
 airas-papers-db, OpenReview API notes with a ``content`` object); ``fields.py`` maps their
-field names. A JSON array is parsed incrementally, so memory holds one record at a time
-however large the file.
+field names. An array is cut into its elements as it is read (``json_stream``), so memory holds
+one element however large the file. Both shapes decode values with ``files.json_decoder``:
+``NaN`` and ``Infinity`` (as ``json.dump`` and pandas write them) are missing values and a key
+repeated in one object keeps its non-empty value, so an array and the same records as JSON Lines
+read alike (case 21). ijson, the streaming parser used before, refuses ``NaN`` outright.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import ijson
-
 from ..errors import InputError
 from ..models import Record, Skip, Source
 from .fields import flatten_openreview, mapping_to_record, resolve_columns, venue_year_from_name
-from .files import check_text_file, first_bad_utf8, iter_json_lines
+from .files import (
+    check_text_file,
+    first_bad_utf8,
+    iter_json_lines,
+    json_decoder,
+    open_text,
+    too_long_reason,
+)
+from .json_stream import Oversized, Undecodable, array_elements
 
 __all__ = ["FORMAT_ARRAY", "FORMAT_LINES", "read_json_array", "read_json_lines", "first_json_objects"]
 
 FORMAT_ARRAY = "json"
 FORMAT_LINES = "jsonl"
 
-#: Files up to this size are re-read whole to give the exact line of a JSON syntax error;
-#: for larger ones the message gives the first line of the 64 KiB chunk that failed.
-_EXACT_ERROR_MAX_BYTES = 64 * 2**20
-_CHUNK_BYTES = 65536
-
-
-class _CountingReader:
-    """A binary file wrapper that remembers how many lines came before the last chunk read."""
-
-    def __init__(self, handle: Any):
-        self.handle = handle
-        self.lines_before_chunk = 0
-        self.lines_read = 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.handle.read(size)
-        self.lines_before_chunk = self.lines_read
-        self.lines_read += data.count(b"\n")
-        return data
-
-
-def _syntax_error(path: Path, exc: Exception, counter: _CountingReader) -> InputError:
-    bad = first_bad_utf8(path)
-    if bad is not None:
-        return bad
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if path.stat().st_size <= _EXACT_ERROR_MAX_BYTES:
-        try:
-            json.loads(path.read_text(encoding="utf-8-sig"))
-        except json.JSONDecodeError as precise:
-            return InputError(
-                f"malformed JSON: {precise.msg} (column {precise.colno})", str(path), precise.lineno
-            )
-    return InputError(f"malformed JSON: {reason}", str(path), counter.lines_before_chunk + 1)
+#: Characters of an array that format detection reads at most (its first records are in them).
+_DETECT_CHARS = 4 * 2**20
+#: Column mappings kept for the key sets met so far (records of one file share a few).
+_COLUMN_CACHE = 64
 
 
 class _Columns:
-    """The field → key mapping of a stream of objects, updated when a record brings new keys."""
+    """The field → key mapping of each record, from its own keys (cached per key set).
+
+    Each record is mapped from the keys it has, so a file whose records each bring new keys
+    costs the same per record as one whose records agree.
+    """
 
     def __init__(self, path: Path, column_map: dict[str, str] | None):
         self.path = str(path)
-        self.column_map = column_map
-        self.keys: set[str] = set()
-        self.columns: dict[str, list[str]] = {}
+        self.column_map = column_map or {}
+        self.cache: dict[frozenset[str], dict[str, list[str]]] = {}
         self.defaults = venue_year_from_name(path)
 
     def to_record(self, item: Any, source: Source) -> Record | Skip:
+        unit = "record" if source.format == FORMAT_ARRAY else "line"
         if not isinstance(item, Mapping):
-            unit = "record" if source.format == FORMAT_ARRAY else "line"
             return Skip(source.path, source.line, f"not a JSON object ({type(item).__name__})", unit)
         flat = flatten_openreview(item)
-        if not self.keys.issuperset(flat):
-            self.keys.update(flat)
-            self.columns = resolve_columns(sorted(self.keys), self.column_map, self.path)
-        return mapping_to_record(flat, source, self.columns, self.defaults)
+        keys = frozenset(k for k in flat if isinstance(k, str))
+        columns = self.cache.get(keys)
+        if columns is None:
+            # Mapped columns a record lacks are simply empty in it (detection checked the file has them).
+            names = sorted(keys | set(self.column_map.values()))
+            columns = resolve_columns(names, self.column_map, self.path)
+            if len(self.cache) >= _COLUMN_CACHE:
+                self.cache.clear()
+            self.cache[keys] = columns
+        return mapping_to_record(flat, source, columns, self.defaults)
 
 
 def read_json_array(path: Path, column_map: dict[str, str] | None = None) -> Iterator[Record | Skip]:
     """Yield one Record (or Skip) per element of a JSON array of paper objects.
 
-    ``Source.line`` is the 1-based record number in the array. Venue and year missing from a
-    record come from the file name when it states them (``iclr2017.json``).
+    ``Source.line`` is the 1-based record number in the array (``Skip.unit`` is ``"record"``);
+    a syntax error is reported with its line. Venue and year missing from a record come from the
+    file name when it states them (``iclr2017.json``). An element over ``MAX_RECORD_CHARS``
+    characters is skipped with its size, unread.
 
     Raises:
-        InputError: the file is missing, binary, empty, not UTF-8, or not valid JSON (the
-            message gives the line of the syntax error).
+        InputError: the file is missing, binary, empty, not UTF-8, or not one valid JSON array
+            (the message gives the line and column of the syntax error).
 
     """
     check_text_file(path)
     columns = _Columns(path, column_map)
-    with path.open("rb") as handle:
-        if handle.read(3) != b"\xef\xbb\xbf":
-            handle.seek(0)
-        counter = _CountingReader(handle)
-        try:
-            items = ijson.items(counter, "item", use_float=True, buf_size=_CHUNK_BYTES)
-            for number, item in enumerate(items, start=1):
-                yield columns.to_record(item, Source(str(path), number, FORMAT_ARRAY))
-        except ijson.JSONError as exc:
-            raise _syntax_error(path, exc, counter) from exc
+    number = 0
+    try:
+        with open_text(path) as handle:
+            for _line, value in array_elements(str(path), handle):
+                number += 1
+                if isinstance(value, Oversized):
+                    reason = too_long_reason("record", value.chars)
+                    yield Skip(str(path), number, reason, "record")
+                elif isinstance(value, Undecodable):
+                    yield Skip(str(path), number, value.reason, "record")
+                else:
+                    yield columns.to_record(value, Source(str(path), number, FORMAT_ARRAY))
+    except UnicodeDecodeError as exc:
+        raise (first_bad_utf8(path) or InputError("not UTF-8", str(path))) from exc
+    except InputError as exc:
+        raise (first_bad_utf8(path) or exc) from None
 
 
 def read_json_lines(path: Path, column_map: dict[str, str] | None = None) -> Iterator[Record | Skip]:
@@ -126,32 +121,46 @@ def read_json_lines(path: Path, column_map: dict[str, str] | None = None) -> Ite
         yield columns.to_record(item, Source(str(path), number, FORMAT_LINES))
 
 
+class _Prefix:
+    """The first ``chars`` characters of a text stream, then its end."""
+
+    def __init__(self, handle: Any, chars: int):
+        self.handle = handle
+        self.left = chars
+
+    def read(self, size: int = -1) -> str:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.handle.read(size) if size > 0 else ""
+        self.left -= len(data)
+        return data
+
+
 def first_json_objects(path: Path, head: str, limit: int = 20) -> list[dict[str, Any]]:
     """Return up to ``limit`` leading objects of a JSON array or JSON Lines file (non-objects left out).
 
-    Reads only as far as it needs (an array is streamed with ijson, lines come from ``head``);
-    an empty list when the start is not valid JSON.
+    Reads only the start: an array's elements within its first ``_DETECT_CHARS``, lines from ``head``. An
+    empty list when the start is not valid JSON or its first element is larger than that.
     """
     out: list[dict[str, Any]] = []
     stripped = head.lstrip()
     if stripped.startswith("["):
-        with path.open("rb") as handle:
-            if handle.read(3) != b"\xef\xbb\xbf":
-                handle.seek(0)
-            try:
-                for number, item in enumerate(ijson.items(handle, "item", use_float=True)):
-                    if number >= limit:
+        try:
+            with open_text(path) as handle:
+                start = _Prefix(handle, _DETECT_CHARS)
+                for number, (_line, value) in enumerate(array_elements(str(path), start, _DETECT_CHARS)):
+                    if number >= limit or isinstance(value, Oversized):
                         break
-                    if isinstance(item, Mapping):
-                        out.append(flatten_openreview(item))
-            except ijson.JSONError:
-                pass
+                    if isinstance(value, Mapping):
+                        out.append(flatten_openreview(value))
+        except (InputError, UnicodeDecodeError):
+            pass
         return out
+    decoder = json_decoder()
     lines = stripped.split("\n")
     for line in lines[: len(lines) - 1 if len(head) >= 65536 else len(lines)][:limit]:
         try:
-            item = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError:
+            item = decoder.decode(line) if line.strip() else None
+        except (ValueError, RecursionError):
             break
         if isinstance(item, Mapping):
             out.append(flatten_openreview(item))

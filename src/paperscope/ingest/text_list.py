@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..models import Record, Source
-from .files import iter_lines
+from ..models import Record, Skip, Source
+from .files import MAX_RECORD_CHARS, TooLong, iter_lines, too_long_reason
 
 __all__ = ["FORMAT", "parse_header", "read_text_list", "looks_like_text_list"]
 
@@ -32,12 +32,13 @@ def parse_header(line: str) -> tuple[str, int] | None:
     return m.group("venue"), int(m.group("year"))
 
 
-def read_text_list(path: Path) -> Iterator[Record]:
+def read_text_list(path: Path) -> Iterator[Record | Skip]:
     """Yield one Record per abstract of a text list, with the venue and year of its header.
 
     A paragraph is a run of non-blank lines; a line of only spaces (regular, non-breaking or
     ideographic) is blank. ``Record.source.line`` is the 1-based line where the paragraph starts.
-    The file is read line by line, so memory holds one paragraph however large the file.
+    The file is read line by line, so memory holds one paragraph however large the file; a
+    paragraph longer than ``MAX_RECORD_CHARS`` is skipped with its size, without being built.
 
     Raises:
         InputError: the file is missing, unreadable, empty, binary or not UTF-8.
@@ -47,27 +48,41 @@ def read_text_list(path: Path) -> Iterator[Record]:
     year: int | None = None
     seen_text = False
     paragraph: list[str] = []
+    chars = 0
+    oversized = False
     first_line = 0
+
+    def done() -> Record | Skip:
+        if oversized:
+            return Skip(str(path), first_line, too_long_reason("paragraph", chars))
+        return Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
+
     for number, line in iter_lines(path):
-        stripped = line.strip(_WS)
+        stripped = line.strip(_WS) if isinstance(line, str) else line
         if not stripped:
-            if paragraph:
-                yield Record(
-                    "\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year
-                )
-                paragraph = []
+            if chars:
+                yield done()
+                paragraph, chars, oversized = [], 0, False
             continue
         if not seen_text:
             seen_text = True
-            header = parse_header(stripped)
+            header = parse_header(stripped) if isinstance(stripped, str) else None
             if header:
                 venue, year = header
                 continue
-        if not paragraph:
+        if not chars:
             first_line = number
-        paragraph.append(stripped)
-    if paragraph:
-        yield Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
+        if isinstance(stripped, TooLong):
+            chars += stripped.chars + 1
+            oversized, paragraph = True, []
+            continue
+        chars += len(stripped) + 1
+        if chars > MAX_RECORD_CHARS:
+            oversized, paragraph = True, []
+        if not oversized:
+            paragraph.append(stripped)
+    if chars:
+        yield done()
 
 
 def looks_like_text_list(head: str) -> bool:
