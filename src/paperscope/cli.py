@@ -173,6 +173,10 @@ def _summary(desc: str, count: int, elapsed_s: float, unit: str = "papers") -> N
     summary(desc, count, elapsed_s, unit=unit)
 
 
+#: Conflicts listed per file in the ingest summary (a volume DOI can give one per record).
+_CONFLICTS_SHOWN = 10
+
+
 def _print_report(report: IngestReport) -> None:
     for f in report.files:
         if f.error:
@@ -185,6 +189,7 @@ def _print_report(report: IngestReport) -> None:
             f"{f.path}: read {f.read}, new {f.new}, already present {f.present}, "
             f"merged {f.merged}, skipped {len(f.skipped)}"
             + (f", repaired {len(f.repaired)}" if f.repaired else "")
+            + (f", conflicts {len(f.conflicts)}" if f.conflicts else "")
         )
         if f.read == 0:
             click.echo(
@@ -194,13 +199,26 @@ def _print_report(report: IngestReport) -> None:
             click.echo(f"  skipped {skip}", err=True)
         for fix in f.repaired:
             click.echo(f"  repaired {fix}", err=True)
+        for conflict in f.conflicts[:_CONFLICTS_SHOWN]:
+            click.echo(f"  conflict {conflict}", err=True)
+        if len(f.conflicts) > _CONFLICTS_SHOWN:
+            click.echo(
+                f"  … and {len(f.conflicts) - _CONFLICTS_SHOWN} more conflicts (--json lists every one)",
+                err=True,
+            )
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     failed = len(report.failed)
     click.echo(
         f"total: read {report.read}, new {report.new}, already present {report.present}, "
         f"skipped {len(report.skipped)}, files failed {failed}, merged {report.merged}, "
-        f"files ignored {len(report.ignored)} ({report.elapsed_s:.2f} s)"
+        f"files ignored {len(report.ignored)}"
+        + (
+            f", conflicts {len(report.conflicts)} (same id, different text: kept apart)"
+            if report.conflicts
+            else ""
+        )
+        + f" ({report.elapsed_s:.2f} s)"
     )
     if report.rolled_back:
         click.echo(

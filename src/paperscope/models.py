@@ -5,7 +5,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["Source", "Record", "Paper", "Card", "Hit", "IngestReport", "FileReport", "Skip", "Topic"]
+__all__ = [
+    "Source",
+    "Record",
+    "Paper",
+    "Card",
+    "Hit",
+    "IngestReport",
+    "FileReport",
+    "Skip",
+    "Conflict",
+    "Topic",
+]
 
 
 @dataclass(frozen=True)
@@ -200,6 +211,47 @@ class Skip:
 
 
 @dataclass
+class Conflict:
+    """A record that shares an external id with a paper whose text differs: kept as two papers.
+
+    See ``ingest/dedup.py`` (rule 1 and shared ids). ``line`` is a 1-based line number, or a
+    1-based record number when ``unit`` is ``"record"``.
+
+    Attributes:
+        kind: the id's kind (``"doi"``, ``"arxiv"``, ``"openreview"``).
+        value: the id in canonical spelling (``dedup.normalise_id``).
+        paper_id: the paper the record is now part of (its own, or the one it merged into).
+        other_id: the paper that holds the same id and was kept apart from it.
+        other_title: that paper's title (None when it has none).
+
+    """
+
+    path: str
+    line: int
+    kind: str
+    value: str
+    paper_id: str
+    other_id: str
+    other_title: str | None = None
+    unit: str = "line"
+
+    def __str__(self) -> str:
+        where = f"{self.path}: record {self.line}" if self.unit == "record" else f"{self.path}:{self.line}"
+        other = f"{self.other_id} ({self.other_title})" if self.other_title else self.other_id
+        return f"{where}: {self.kind} {self.value} is also on paper {other}, whose text differs: kept apart"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            self.unit: self.line,
+            "kind": self.kind,
+            "value": self.value,
+            "paper_id": self.paper_id,
+            "other_id": self.other_id,
+            "other_title": self.other_title,
+        }
+
+
+@dataclass
 class FileReport:
     """Ingest figures for one file; ``error`` is set when the whole file was rejected.
 
@@ -208,6 +260,7 @@ class FileReport:
         merged: near-duplicate records merged into an existing paper with another ``paper_id``.
         repaired: records stored after invalid characters were removed from them.
         ignored: why a file met in a folder was not read (not a paper list); None when read.
+        conflicts: records sharing an external id with a paper whose text differs (kept apart).
 
     """
 
@@ -221,6 +274,7 @@ class FileReport:
     error: str | None = None
     repaired: list[Skip] = field(default_factory=list)
     ignored: str | None = None
+    conflicts: list[Conflict] = field(default_factory=list)
 
 
 @dataclass
@@ -258,6 +312,10 @@ class IngestReport:
         return [s for f in self.files for s in f.skipped]
 
     @property
+    def conflicts(self) -> list[Conflict]:
+        return [c for f in self.files for c in f.conflicts]
+
+    @property
     def failed(self) -> list[FileReport]:
         return [f for f in self.files if f.error]
 
@@ -272,6 +330,7 @@ class IngestReport:
             "present": self.present,
             "merged": self.merged,
             "skipped": len(self.skipped),
+            "conflicts": len(self.conflicts),
             "elapsed_s": round(self.elapsed_s, 3),
             "phases": {
                 name: {"count": int(p["count"]), "elapsed_s": round(p["elapsed_s"], 3)}
@@ -289,6 +348,7 @@ class IngestReport:
                     "merged": f.merged,
                     "skipped": [{s.unit: s.line, "reason": s.reason} for s in f.skipped],
                     "repaired": [{s.unit: s.line, "reason": s.reason} for s in f.repaired],
+                    "conflicts": [c.to_dict() for c in f.conflicts],
                     "error": f.error,
                     "ignored": f.ignored,
                 }

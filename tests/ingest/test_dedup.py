@@ -76,7 +76,15 @@ def test_title_differing_in_case_punctuation_and_spacing_with_a_rewrite_merges(t
         assert len(lib) == 2
 
 
-def test_arxiv_versions_merge_by_id_even_when_rewritten(tmp_path: Path) -> None:
+def test_arxiv_versions_merge_by_id_when_rewritten_but_not_when_replaced(tmp_path: Path) -> None:
+    # v2 is retitled and its abstract revised (J between ID_TEXT_JACCARD and the text-only rules):
+    # the shared arXiv id merges it. v3 under the same id has another paper's text: a conflict.
+    sentences = ABSTRACT.split(". ")
+    revised = ". ".join(
+        [sentences[0], "We rewrote this sentence for the second version entirely", sentences[2]]
+    )
+    similarity = dedup.jaccard(dedup.shingles(ABSTRACT), dedup.shingles(revised))
+    assert dedup.ID_TEXT_JACCARD <= similarity < dedup.NEAR_DUP_JACCARD  # only the id can merge it
     v1 = {
         "id": "2101.00001v1",
         "abstract": ABSTRACT,
@@ -84,19 +92,19 @@ def test_arxiv_versions_merge_by_id_even_when_rewritten(tmp_path: Path) -> None:
         "versions": [],
         "categories": "cs.LG",
     }
-    v2 = {
-        **v1,
-        "id": "2101.00001v2",
-        "title": "Learned Routers",
-        "abstract": "An entirely new abstract text.",
-    }
-    (tmp_path / "v1.jsonl").write_text(json.dumps(v1) + "\n", encoding="utf-8")
-    (tmp_path / "v2.jsonl").write_text(json.dumps(v2) + "\n", encoding="utf-8")
+    v2 = {**v1, "id": "2101.00001v2", "title": "Learned Routers for Attention", "abstract": revised}
+    v3 = {**v1, "id": "2101.00001v3", "title": "Graph Sets", "abstract": "An entirely new abstract text."}
+    for name, record in (("v1", v1), ("v2", v2), ("v3", v3)):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     with Library(tmp_path / "lib.db") as lib:
         lib.ingest([tmp_path / "v1.jsonl"])
         assert lib.ingest([tmp_path / "v2.jsonl"]).merged == 1
         (paper,) = lib.papers()
         assert (paper.title, paper.external_ids) == ("Routers", {"arxiv": "2101.00001"})
+        report = lib.ingest([tmp_path / "v3.jsonl"])
+        assert (report.new, report.merged, len(lib)) == (1, 0, 2)
+        (conflict,) = report.conflicts
+        assert (conflict.kind, conflict.value, conflict.other_id) == ("arxiv", "2101.00001", paper.paper_id)
 
 
 def test_distinct_openreview_ids_keep_near_identical_abstracts_apart(tmp_path: Path) -> None:
@@ -207,14 +215,16 @@ def test_papers_stored_before_the_index_existed_are_indexed_on_next_ingest(tmp_p
 @pytest.mark.parametrize(
     ("a_ids", "b_ids", "same_title", "similarity", "shortest", "expected"),
     [
-        ({"doi": "10.1/x"}, {"doi": "10.1/X"}, False, 0.0, 5, True),
-        ({"openreview": "A"}, {"openreview": "B"}, True, 0.99, 100, False),
+        ({"doi": "10.1234/x"}, {"doi": "10.1234/X"}, True, 0.0, 5, True),
+        ({"doi": "10.1234/x"}, {"doi": "https://doi.org/10.1234/X"}, False, 0.4, 5, True),
+        ({"doi": "10.1234/x"}, {"doi": "doi:10.1234/X"}, False, 0.39, 100, False),
+        ({"openreview": "AAAAAAA"}, {"openreview": "BBBBBBB"}, True, 0.99, 100, False),
         ({}, {}, True, 0.5, 5, True),
         ({}, {}, True, 0.49, 100, False),
         ({}, {}, False, 0.8, 40, True),
         ({}, {}, False, 0.79, 100, False),
         ({}, {}, False, 0.95, 39, False),
-        ({"arxiv": "2101.00001"}, {"doi": "10.1/x"}, False, 0.85, 100, True),
+        ({"arxiv": "2101.00001"}, {"doi": "10.1234/x"}, False, 0.85, 100, True),
     ],
 )
 def test_is_same_paper_rules(
@@ -222,7 +232,8 @@ def test_is_same_paper_rules(
 ) -> None:
     title = dedup.title_key("Some Title")
     other = title if same_title else dedup.title_key("Other Title")
-    assert dedup.is_same_paper(a_ids, b_ids, title, other, similarity, shortest) is expected
+    a, b = dedup.normalise_ids(a_ids), dedup.normalise_ids(b_ids)
+    assert dedup.judge(a, b, title, other, similarity, shortest).same is expected
 
 
 def test_title_key_ignores_case_punctuation_and_spacing() -> None:

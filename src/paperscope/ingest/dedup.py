@@ -1,47 +1,91 @@
-"""Near-duplicate detection: the same paper from two sources becomes one paper with both sources.
+r"""Identity: when two records are one paper, and when they only look alike or share an id.
 
 Exact duplicates share a ``paper_id`` (the hash of the normalised abstract) and need nothing
 here. A record with a new ``paper_id`` is matched against stored papers through *keys*, 64-bit
 integers kept in the store's ``dedup_keys`` table so that matching works across ingest runs:
 
-- ``id`` keys: its OpenReview forum id, arXiv id (version suffix removed) and DOI;
+- ``id`` keys: its external ids, normalised (``normalise_id``): arXiv ids lose their version
+  (``2601.01234v2``), ``arXiv:`` or ``https://arxiv.org/abs/`` prefix and old-style subject
+  class (``math.GT/0309136`` → ``math/0309136``); DOIs lose ``https://doi.org/`` / ``doi:``
+  and their case, and an arXiv DOI (``10.48550/arXiv.2601.01234``) is that arXiv id;
+  OpenReview forum ids keep their case (OpenReview's ids are case-sensitive);
 - ``alias`` key: its own ``paper_id``, pointing at the paper it was merged into (so
   re-ingesting a near-duplicate finds its paper in one look-up);
-- ``title`` key: its title folded to lowercase words (case, punctuation and spacing ignored);
-- ``band`` keys: MinHash LSH over word 3-shingles of the clean abstract, ``BANDS`` bands of
-  ``ROWS`` rows (Broder 1997 for MinHash; banding as in Leskovec, Rajaraman & Ullman,
-  *Mining of Massive Datasets*, ch. 3.4). A pair with shingle Jaccard similarity J shares at
-  least one band with probability 1 − (1 − J^ROWS)^BANDS: 0.995 at J = 0.8, 0.9999 at 0.9,
-  0.48 at 0.5 and 8e-5 at 0.1, so candidates cost one indexed look-up per band, never a scan.
+- ``title`` key: its title's *match words* (below); titles of fewer than ``MIN_TITLE_WORDS``
+  words get none: of the 13 one-word titles in ../shared/data, 6 are placeholders
+  ("Withdrawn", "withdraw", "Placeholder", "title"), and no 2-word title is one;
+- ``band`` keys: MinHash LSH over word 3-shingles of the match words of the clean abstract,
+  ``BANDS`` bands of ``ROWS`` rows (Broder 1997 for MinHash; banding as in Leskovec,
+  Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3.4). A pair with shingle Jaccard
+  similarity J shares at least one band with probability 1 − (1 − J^ROWS)^BANDS: 0.995 at
+  J = 0.8, 0.9999 at 0.9, 0.48 at 0.5 and 8e-5 at 0.1, so candidates cost one indexed
+  look-up per band, never a scan.
+
+*Match words* are what shingles and title keys are made of, so that the same abstract written
+by a text list (LaTeX ``65$\times$``, ``**bold**``, hard-wrapped lines, curly quotes, a
+``12.`` in front) and by an export (``65x``, plain, straight quotes) gives the same words
+(``match_words``): the clean text is folded (NFKC, casefold: ``C²R`` → ``c2r``), a leading
+list number or ``Abstract:`` goes, ``×`` reads as ``x``, accents go from Latin letters
+(``Rényi`` = ``Renyi``), punctuation and symbols (ASCII, curly quotes, dashes, arrows, math
+operators) separate words, and a run of digits is a word of its own (``65x`` = ``65 x``,
+``GPT-4`` = ``GPT4`` = ``gpt 4``). Shingling costs 24 µs an abstract with it, 15-22 µs without
+(batches of 1,000 of ../shared/data). Of an abstract written seven ways a list might write it
+(``tests/ingest/test_identity.py``), two (markdown, hard-wrapped) clean to the export's text and
+five have J = 1.0 with it; before match words those five had 0.85 (LaTeX ``×``), 0.88 (curly
+quotes, dashes), 0.99 (numbered), 0.85 (accents, ``×``) and 0.79 (all at once: two papers).
+Keys computed before this form existed were dropped by schema migration 7 and are rebuilt by
+the next ingest (``pipeline._index_missing_keys``).
 
 Signatures are computed here rather than with datasketch: its ``MinHash`` (128 permutations,
 one SHA-1 per shingle in Python) measured 370 µs per abstract on this machine, more than the
 whole per-paper budget of ingest (2,000 papers/s), while the vectorised numpy code below needs
 about 30 µs. The LSH index is the ``dedup_keys`` table, so it persists with the library.
 
-A candidate becomes a match when (checked in this order, by ``is_same_paper``):
+A candidate is judged (``judge``, in this order; J is the exact shingle Jaccard of the two
+abstracts, "same title" means equal title keys):
 
-1. it has the same external id: same paper, whatever the text says;
-2. both have an id of the same kind and the ids differ: two papers (the source's own ids are
-   trusted over text similarity);
-3. the titles fold to the same words and the abstracts' exact shingle Jaccard is at least
-   ``SAME_TITLE_JACCARD`` (0.5): a rewritten abstract of the same titled paper (submission vs
-   camera-ready, arXiv v1 vs v2);
-4. both abstracts have at least ``MIN_NEAR_DUP_SHINGLES`` (40) distinct shingles and their
-   exact shingle Jaccard is at least ``NEAR_DUP_JACCARD`` (0.8): a small edit. Changing k
-   words of an n-word abstract changes up to 3k shingles, J ≈ 1 − 6k/n, so 0.8 tolerates
-   about one changed word in 30 (5 in a 150-word abstract). Below 40 shingles (about 40
-   words; real abstracts have 100-300) one changed number or noun is a different statement
-   that Jaccard cannot tell from a revision (case 14's templated abstracts "…improving return
-   1×" and "…6×" have J = 0.91), so short texts merge only when identical, by title, or by id.
+1. *A shared external id*: both carry the same id (same kind, same normalised value). It makes
+   them one paper only when the text agrees too: same title, or J ≥ ``ID_TEXT_JACCARD`` (0.4).
+   Otherwise it is a **conflict**: two papers, and the record is listed in the ingest report
+   (``FileReport.conflicts``) with the id and the paper it collided with. An arXiv v1 and v2
+   are one paper by this rule when the title stayed or the abstract was revised, not replaced.
+2. *Different ids of one kind* (two DOIs, two arXiv ids, two OpenReview forums): two papers,
+   whatever the text. Kept on purpose: a conference paper and its journal version, or a
+   resubmission to a later venue with its own forum and decision, are different records that
+   a reader wants apart; identical abstracts (one ``paper_id``) are still one paper before
+   any rule.
+3. The titles are the same and J ≥ ``SAME_TITLE_JACCARD`` (0.5): a rewritten abstract of the
+   same titled paper (submission vs camera-ready, arXiv v1 vs v2).
+4. Both abstracts have at least ``MIN_NEAR_DUP_SHINGLES`` (40) distinct shingles and J ≥
+   ``NEAR_DUP_JACCARD`` (0.8): a small edit. Changing k words of an n-word abstract changes
+   up to 3k shingles, J ≈ 1 − 6k/n, so 0.8 tolerates about one changed word in 30 (5 in a
+   150-word abstract). Below 40 shingles (about 40 words; real abstracts have 100-300) one
+   changed number or noun is a different statement that Jaccard cannot tell from a revision
+   (case 14's templated abstracts "…improving return 1×" and "…6×" have J = 0.91).
+5. J = 1.0, at any length: the same words written differently (a short abstract from a list
+   and from an export). A changed number or noun is a changed word, so case 14 stays apart.
 
-Measured on ../shared/data (23,411 records with abstracts; same-title pairs, and pairs with
-other titles found by datasketch's LSH at J ≥ 0.3): of the same-title pairs, 2,010 have J = 1.0,
-two 0.97-0.98 (quote style, control characters), three 0.73, 0.77 and 0.86 (rewrites, merged by
-rule 3) and three J = 0 (different papers titled "Withdrawn": kept apart). Pairs with other
-titles reach J = 1.0 once (a withdrawn entry of the same abstract), then 0.58 (an ICML paper and
-its IJCAI "extended abstract": kept apart), then 0.19 ("Local correlation clustering…", a
-follow-up) and below. Nothing real lies between 0.58 and 0.8, which is where rule 4 cuts.
+*Shared ids.* An id already held by ``SHARED_ID_PAPERS`` (2) different papers is not a paper's
+own id but a proceedings volume's DOI, or an id an export reused: it then counts for nothing
+in rules 1 and 2 (it neither merges nor keeps apart; the text rules decide), its holders are
+not even loaded as candidates (a volume DOI on 10,000 papers costs one look-up), and each
+further record carrying it that is not merged into one of its holders is listed as a conflict.
+
+Thresholds, measured on ../shared/data (23,506 records with abstracts, 21,496 distinct
+``paper_id``; every pair sharing 3 or more shingles of document frequency ≤ 200, and every
+same-title pair: 397,780 pairs). No two records with distinct abstracts share an external id
+(7,416 OpenReview, 25 arXiv and 2 DOI ids, all on one ``paper_id`` each), so rules 1 and 2
+change nothing there. Of the same-title pairs, six are one paper: J = 1.0 twice (quote style,
+control characters; 0.978 before match words), 0.97, 0.86, 0.77 and 0.73 (rewrites, rule 3);
+four are placeholders with J = 0 ("Withdrawn" and "withdraw": kept apart). Pairs with other
+titles reach J = 0.57 once (an ICML paper and its IJCAI "extended abstract": kept apart),
+then 0.28 ("Divide and Conquer with Neural Networks", ICLR 2017, and its ICLR 2018 successor
+"Divide and Conquer Networks"), 0.28 (two papers of one group on group-equivariant networks),
+and 0 to 0.3 for the other 397,000. So different papers stay below 0.3 and every rewrite of
+one paper found is above 0.57: ``ID_TEXT_JACCARD`` = 0.4 sits between, for a pair whose id
+already says "same". Nothing real lies between 0.58 and 0.8, which is where rule 4 cuts.
+Match words changed no decision on these pairs (the same 6 merges), and ingesting all of
+../shared/data gives the same 21,490 papers, each with the same sources as before, 0 conflicts.
 
 Which source wins for each field when merged records disagree (``merge_fields``):
 ``paper_id``, abstract and clean text stay those of the first source stored (so stars, tags
@@ -54,8 +98,12 @@ source (path, line, format) is kept.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+import unicodedata
+import urllib.parse
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,16 +117,24 @@ __all__ = [
     "NEAR_DUP_JACCARD",
     "SAME_TITLE_JACCARD",
     "MIN_NEAR_DUP_SHINGLES",
+    "ID_TEXT_JACCARD",
+    "MIN_TITLE_WORDS",
+    "SHARED_ID_PAPERS",
     "similarity",
     "Fingerprint",
     "fingerprints",
     "batch_shingles",
     "shingles",
+    "match_words",
     "jaccard",
     "title_key",
+    "normalise_id",
+    "normalise_ids",
+    "id_key",
     "id_keys",
     "alias_key",
-    "is_same_paper",
+    "Verdict",
+    "judge",
     "merge_fields",
 ]
 
@@ -91,6 +147,12 @@ NEAR_DUP_JACCARD = 0.8
 SAME_TITLE_JACCARD = 0.5
 #: Distinct shingles both abstracts need before rule 4 (text similarity alone) applies.
 MIN_NEAR_DUP_SHINGLES = 40
+#: Exact shingle Jaccard at or above which two records sharing an id have the same text (rule 1).
+ID_TEXT_JACCARD = 0.4
+#: Words (letters or digits between punctuation) a title needs to count as evidence.
+MIN_TITLE_WORDS = 2
+#: Distinct papers holding one id at which it stops being any paper's own id (a volume DOI).
+SHARED_ID_PAPERS = 2
 
 _WORD_RE = re.compile(r"[^\W_]+")
 _BINS = BANDS * ROWS
@@ -103,9 +165,58 @@ _BAND_MIX = _rng.integers(1, 2**63, size=(BANDS, ROWS), dtype=np.uint64) | np.ui
 _CJK_CHAR_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Bytes that belong to a word: ASCII letters and digits, and every byte of a multi-byte UTF-8 character.
 _WORD_BYTE = np.array([chr(b).isalnum() if b < 128 else True for b in range(256)], dtype=bool)
+_DIGIT_BYTE = np.array([chr(b).isdigit() if b < 128 else False for b in range(256)], dtype=bool)
 _BASE = 0x01000193  # an odd multiplier (FNV-1's 32-bit prime), so it has an inverse mod 2^32
 _powers = np.ones(1, dtype=np.uint32)
 _inverse_powers = np.ones(1, dtype=np.uint32)
+
+# A list's own numbering or label in front of an abstract: "12. ", "[3] ", "(4) ", "• ", "abstract: ".
+_LEADER_RE = re.compile(
+    r"(?:(?:\[\d{1,4}\]|\(\d{1,4}\)|#?\d{1,4}[.):]|[•·▪◦*\-])\s+)?(?:abstract\s*[:.]\s+)?"
+)
+# Non-ASCII punctuation and symbols, which separate words like ASCII punctuation does: Latin-1
+# signs (¡ « ° · » ¿ × ÷), General Punctuation (curly quotes, dashes, ellipsis, ‰, ′), arrows,
+# mathematical operators, technical and geometric symbols, dingbats, supplemental and CJK
+# punctuation. Letters, digits and combining marks (Indic vowel signs) stay word characters.
+_SYMBOL_RE = re.compile(
+    "[\u00a0-\u00bf\u00d7\u00f7\u2000-\u206f\u2190-\u23ff\u2500-\u27bf\u2e00-\u2e7f\u3000-\u303f]+"
+)
+# Latin letters with accents (Latin-1 Supplement, Extended-A/B, Latin Extended Additional).
+_ACCENTED_RE = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+# Words as the byte tokeniser cuts them: runs of ASCII digits, or of ASCII letters and other characters.
+_MATCH_WORD_RE = re.compile("[0-9]+|[a-z\u0080-\U0010ffff]+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _unaccent(char: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+
+
+def _match_form(text: str) -> str:
+    """Return ``text`` as match words separated by anything but a word character (see the docstring).
+
+    Digits are split from letters later, by the tokenisers (``batch_shingles``, ``match_words``).
+    """
+    text = fold(text)  # cached: ingest has just folded each clean abstract for its paper_id
+    leader = _LEADER_RE.match(text)
+    if leader and leader.end():
+        text = text[leader.end() :]
+    if not text.isascii():
+        text = _ACCENTED_RE.sub(lambda m: _unaccent(m.group()), text.replace("×", " x "))
+        text = _SYMBOL_RE.sub(" ", text)
+    return text
+
+
+def match_words(text: str) -> list[str]:
+    r"""Return the words ``text`` is matched by: the tokens ``batch_shingles`` hashes, as strings.
+
+    ``match_words(clean_text("12. **GPT-4** is 65$\times$ faster"))`` and
+    ``match_words("GPT4 is 65x faster")`` are both ``["gpt", "4", "is", "65", "x", "faster"]``.
+    """
+    form = _match_form(text)
+    if _CJK_CHAR_RE.search(form):
+        form = _CJK_CHAR_RE.sub(r" \g<0> ", form)
+    return _MATCH_WORD_RE.findall(form)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -133,28 +244,34 @@ def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def batch_shingles(texts: list[str]) -> list[np.ndarray]:
-    """Return the word 3-shingle hashes of each text (uint64 arrays, duplicates possible).
+    """Return the word 3-shingle hashes of each text's match words (uint64 arrays, duplicates possible).
 
-    Tokens are runs of ASCII letters and digits (lower-cased) or of non-ASCII characters;
-    punctuation, ``_`` and spaces separate them, and each CJK character is a token of its own.
-    All texts are hashed in one vectorised pass over their UTF-8 bytes, with no Python loop
-    over words: a token's hash is a polynomial in its bytes taken from prefix sums (Karp &
-    Rabin, 1987). A text of one or two tokens has one shingle; an empty text has none.
+    Words are those of ``match_words``: runs of ASCII digits, or of ASCII letters and non-ASCII
+    characters, in the text's match form; each CJK character is a word of its own. All texts
+    are hashed in one vectorised pass over their UTF-8 bytes, with no Python loop over words:
+    a word's hash is a polynomial in its bytes taken from prefix sums (Karp & Rabin, 1987). A
+    text of one or two words has one shingle; an empty text has none.
     """
     if not texts:
         return []
     # A leading NUL, and one between texts: no token starts at byte 0, and NULs mark documents.
-    data = ("\x00" + "\x00".join(t.replace("\x00", " ") for t in texts)).encode("utf-8").lower()
+    data = ("\x00" + "\x00".join(_match_form(t).replace("\x00", " ") for t in texts)).encode("utf-8")
     raw = np.frombuffer(data, dtype=np.uint8)
     if ((raw >= 0xE3) & (raw <= 0xED)).any() or (raw == 0xEF).any():  # lead bytes of U+3000-U+DFFF, U+F000-
         text = _CJK_CHAR_RE.sub(r" \g<0> ", data.decode("utf-8"))
         raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     word = np.take(_WORD_BYTE, raw)
-    edges = np.diff(
-        word.view(np.int8), append=np.int8(0)
-    )  # +1: next byte starts a word; -1: this one ends it
-    starts = np.flatnonzero(edges == 1) + 1
-    ends = np.flatnonzero(edges == -1) + 1
+    digit = np.take(_DIGIT_BYTE, raw)
+    # A word starts where a word byte follows a non-word byte or a byte of the other class
+    # (digit vs letter), and ends likewise; raw[0] is NUL, so nothing starts at 0.
+    change = np.empty(len(raw), dtype=bool)
+    change[0] = True
+    change[1:] = (word[1:] != word[:-1]) | (digit[1:] != digit[:-1])
+    starts = np.flatnonzero(change & word)
+    after = np.empty(len(raw), dtype=bool)
+    after[-1] = True
+    after[:-1] = change[1:]
+    ends = np.flatnonzero(after & word) + 1
     empty = [np.zeros(0, dtype=np.uint64) for _ in texts]
     if not len(starts):
         return empty
@@ -245,16 +362,88 @@ def _hash_key(text: str) -> int:
 
 
 def title_key(title: str | None) -> int | None:
-    """Return the key of a title folded to its lowercase words, or None for no title."""
-    if not title:
+    """Return the key of a title's match words, or None without a title of ``MIN_TITLE_WORDS`` words.
+
+    Case, punctuation, spacing, accents and the digit/letter boundary are ignored
+    (``"Sparse Attention: for Long-Documents"`` = ``"sparse attention for long documents."``).
+    """
+    if not title or len(_WORD_RE.findall(fold(title))) < MIN_TITLE_WORDS:
         return None
-    words = _WORD_RE.findall(fold(title))
+    words = match_words(title)
     return _hash_key("title:" + " ".join(words)) if words else None
 
 
-def id_keys(external_ids: dict[str, str]) -> list[int]:
-    """Return one key per external id (``openreview``, ``arxiv``, ``doi``)."""
-    return [_hash_key(f"id:{kind}:{value.lower()}") for kind, value in sorted(external_ids.items())]
+_DOI_RE = re.compile(r"10\.\d{4,9}/\S+")
+_DOI_PREFIX_RE = re.compile(r"^(?:(?:https?://)?(?:dx\.|www\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV_DOI_RE = re.compile(r"10\.48550/arxiv\.(\S+)", re.IGNORECASE)
+_ARXIV_PREFIX_RE = re.compile(
+    r"^(?:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE
+)
+_ARXIV_NEW_RE = re.compile(r"(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?", re.IGNORECASE)
+_ARXIV_OLD_RE = re.compile(r"([a-z][a-z\-]*)(?:\.[a-z]{2})?/(\d{7})(?:v\d+)?(?:\.pdf)?", re.IGNORECASE)
+_OPENREVIEW_RE = re.compile(r"[A-Za-z0-9_\-]{5,}")
+_OPENREVIEW_URL_RE = re.compile(r"[?&]id=([A-Za-z0-9_\-]+)")
+
+
+def normalise_id(kind: str, value: str) -> str | None:
+    """Return the canonical spelling of an external id, or None when ``value`` is not one.
+
+    ``doi``: ``https://doi.org/10.X/Y``, ``doi:10.x/y`` and ``10.X/Y`` are ``10.x/y`` (DOIs are
+    case-insensitive, DOI Handbook §2.4), percent-escapes decoded, trailing punctuation dropped.
+    ``arxiv``: ``2601.01234v2``, ``arXiv:2601.01234``, ``https://arxiv.org/abs/2601.01234v1``
+    and ``…/pdf/2601.01234.pdf`` are ``2601.01234``; old-style ``cs.LG/0601001v1`` is
+    ``cs/0601001`` (the subject class is not part of the identifier). ``openreview``: a forum
+    id, or the ``id=`` of a forum URL, case kept. Other kinds: stripped and casefolded.
+    """
+    text = urllib.parse.unquote(value).strip() if "%" in value else value.strip()
+    if kind == "doi":
+        match = _DOI_RE.search(_DOI_PREFIX_RE.sub("", text))
+        return match.group(0).rstrip(".,;:)]}>'\"").lower() if match else None
+    if kind == "arxiv":
+        text = _ARXIV_PREFIX_RE.sub("", text)
+        if match := _ARXIV_NEW_RE.fullmatch(text):
+            return match.group(1)
+        if match := _ARXIV_OLD_RE.fullmatch(text):
+            return f"{match.group(1).lower()}/{match.group(2)}"
+        return None
+    if kind == "openreview":
+        if match := _OPENREVIEW_URL_RE.search(text):
+            text = match.group(1)
+        return text if _OPENREVIEW_RE.fullmatch(text) else None
+    return text.casefold() or None
+
+
+def normalise_ids(external_ids: Mapping[str, str]) -> dict[str, str]:
+    """Return ``external_ids`` in canonical spelling (``normalise_id``), dropping what is not an id.
+
+    An arXiv DOI (``10.48550/arXiv.2601.01234``) is read as the arXiv id it names, unless the
+    record has its own arXiv id. Idempotent: normalising twice changes nothing.
+    """
+    out: dict[str, str] = {}
+    for kind in sorted(external_ids, key=lambda k: k != "arxiv"):  # an explicit arXiv id first
+        value = external_ids[kind]
+        if not isinstance(value, str):
+            continue
+        if kind == "doi" and (match := _ARXIV_DOI_RE.search(value)):
+            arxiv = normalise_id("arxiv", match.group(1))
+            if arxiv:
+                out.setdefault("arxiv", arxiv)
+                continue
+        canonical = normalise_id(kind, value)
+        if canonical:
+            out[kind] = canonical
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def id_key(kind: str, value: str) -> int:
+    """Return the key of one external id already in canonical spelling (``normalise_id``)."""
+    return _hash_key(f"id:{kind}:{value}")
+
+
+def id_keys(external_ids: Mapping[str, str]) -> list[int]:
+    """Return one key per external id (``openreview``, ``arxiv``, ``doi``), normalised first."""
+    return [id_key(kind, value) for kind, value in sorted(normalise_ids(external_ids).items())]
 
 
 def alias_key(paper_id: str) -> int:
@@ -264,13 +453,17 @@ def alias_key(paper_id: str) -> int:
 
 @dataclass
 class Fingerprint:
-    """Everything dedup needs of one record: shingles, LSH band keys and the exact-match keys."""
+    """Everything dedup needs of one record: shingles, LSH band keys and the exact-match keys.
+
+    ``ids`` are its external ids in canonical spelling; ``id_keys`` their keys, in the same order.
+    """
 
     shingles: np.ndarray
     band_keys: list[int]
     title_key: int | None
     id_keys: list[int]
     keys: list[int] = field(default_factory=list)
+    ids: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -294,44 +487,84 @@ def fingerprints(papers: list[Paper], sets: list[np.ndarray] | None = None) -> l
         bands = bands + np.arange(1, BANDS + 1, dtype=np.uint64)[None, :] * np.uint64(0x94D049BB133111EB)
         bands ^= bands >> np.uint64(31)
     rows = bands.view(np.int64).tolist()
-    return [
-        Fingerprint(
-            shingles=s,
-            band_keys=row if len(s) else [],
-            title_key=title_key(paper.title) if paper.title else None,
-            id_keys=id_keys(paper.external_ids) if paper.external_ids else [],
+    out = []
+    for paper, s, row in zip(papers, sets, rows, strict=True):
+        ids = normalise_ids(paper.external_ids) if paper.external_ids else {}
+        out.append(
+            Fingerprint(
+                shingles=s,
+                band_keys=row if len(s) else [],
+                title_key=title_key(paper.title) if paper.title else None,
+                id_keys=[id_key(kind, value) for kind, value in sorted(ids.items())],
+                ids=dict(sorted(ids.items())),
+            )
         )
-        for paper, s, row in zip(papers, sets, rows, strict=True)
-    ]
+    return out
 
 
-def is_same_paper(
-    a_ids: dict[str, str],
-    b_ids: dict[str, str],
+@dataclass(frozen=True)
+class Verdict:
+    """What ``judge`` decided about two records.
+
+    Attributes:
+        same: one paper.
+        rule: the rule of the module docstring that decided (1-5), 0 when none applied.
+        conflict: ``(kind, value)`` of an external id both carry although they are two papers
+            (rule 1's conflict, or a shared id the texts did not confirm); None otherwise.
+
+    """
+
+    same: bool
+    rule: int
+    conflict: tuple[str, str] | None = None
+
+
+def judge(
+    a_ids: Mapping[str, str],
+    b_ids: Mapping[str, str],
     a_title: int | None,
     b_title: int | None,
     similarity: float,
     shortest: int = MIN_NEAR_DUP_SHINGLES,
-) -> bool:
-    """Decide whether two records with different ``paper_id`` are one paper (rules 1-4 above).
+    shared: Collection[tuple[str, str]] = (),
+) -> Verdict:
+    """Decide whether two records with different ``paper_id`` are one paper (rules 1-5 above).
 
     Args:
-        a_ids: external ids of one (``{"openreview": ..., "arxiv": ..., "doi": ...}``).
-        b_ids: external ids of the other.
+        a_ids: external ids of one, in canonical spelling (``normalise_ids``).
+        b_ids: external ids of the other, likewise.
         a_title: ``title_key`` of one (None without a title).
         b_title: ``title_key`` of the other.
-        similarity: exact shingle Jaccard of their clean abstracts, in [0, 1].
+        similarity: exact shingle Jaccard of their abstracts' match words, in [0, 1].
         shortest: distinct shingles of the shorter abstract.
+        shared: ``(kind, value)`` ids known to be held by ``SHARED_ID_PAPERS`` or more papers:
+            they count for nothing in rules 1 and 2.
 
     """
-    shared = set(a_ids) & set(b_ids)
-    if any(a_ids[k].lower() == b_ids[k].lower() for k in shared):
-        return True
-    if shared:
-        return False
-    if a_title is not None and a_title == b_title and similarity >= SAME_TITLE_JACCARD:
-        return True
-    return shortest >= MIN_NEAR_DUP_SHINGLES and similarity >= NEAR_DUP_JACCARD
+    common = sorted((kind, value) for kind, value in a_ids.items() if b_ids.get(kind) == value)
+    same_title = a_title is not None and a_title == b_title
+    own = [pair for pair in common if pair not in shared]
+    if own:
+        if same_title or similarity >= ID_TEXT_JACCARD:
+            return Verdict(True, 1)
+        return Verdict(False, 1, own[0])
+    conflict = common[0] if common else None
+    for kind, value in a_ids.items():
+        other = b_ids.get(kind)
+        if (
+            other is not None
+            and other != value
+            and (kind, value) not in shared
+            and (kind, other) not in shared
+        ):
+            return Verdict(False, 2, conflict)
+    if same_title and similarity >= SAME_TITLE_JACCARD:
+        return Verdict(True, 3)
+    if shortest >= MIN_NEAR_DUP_SHINGLES and similarity >= NEAR_DUP_JACCARD:
+        return Verdict(True, 4)
+    if similarity >= 1.0:
+        return Verdict(True, 5)
+    return Verdict(False, 0, conflict)
 
 
 def merge_fields(target: Paper, other: Paper) -> set[str]:

@@ -215,4 +215,13 @@ MIGRATIONS: list[str] = [
         FROM cards c WHERE json_array_length(json_extract(c.data, '$.code_urls')) > 0
     );
     """,
+    # 7: near-duplicate keys are rebuilt (ingest/dedup.py, issue 13): shingles and title keys are
+    # now taken over "match words" and external ids in canonical spelling, so every stored key is
+    # stale. All of them go (alias keys too: they cannot be recomputed, and a record they pointed
+    # at is matched again by its text); the next ingest re-indexes every paper
+    # (pipeline._index_missing_keys).
+    """
+    DELETE FROM dedup_keys;
+    UPDATE papers SET dedup_indexed = 0;
+    """,
 ]
