@@ -316,3 +316,33 @@ def test_an_upload_that_cannot_be_read_says_why_under_its_own_name(
         assert page.locator("#new-papers").inner_text().strip() == "No new papers."
         assert log.console_errors == [] and log.page_errors == []
         screenshot(page, "flow-ingest-failed")
+
+
+def test_records_kept_apart_on_a_shared_doi_are_listed_on_the_ingest_page(
+    flow_library: Library, tmp_path: Path
+) -> None:
+    volume = tmp_path / "proceedings.csv"
+    volume.write_text(
+        "title,abstract,doi\n"
+        '"Burrow Curricula","We order contrastive minibatches by a burrow-shaped curriculum over'
+        ' cluster centroids and halve pretraining steps.",10.5555/3600000\n'
+        '"Lattice Gates","We prune transformer attention heads with a learned lattice of gates and keep'
+        ' accuracy on ImageNet.",10.5555/3600000\n',
+        encoding="utf-8",
+    )
+    with serve(flow_library) as url, offline_browser() as browser:
+        page, log = browser.new_page()
+        page.goto(url + "/ingest")
+        page.set_input_files("input#files", str(volume))
+        page.click("button#upload")
+        page.wait_for_selector("#report:not([hidden])", timeout=60_000)
+        rows = page.locator("#report-files tr").all_inner_texts()
+        assert any(r.split("\t")[:3] == ["proceedings.csv", "2", "2"] for r in rows), rows
+        assert page.locator("#conflicts-box").is_visible()
+        items = page.locator("#conflicts li").all_inner_texts()
+        assert len(items) == 1, items
+        assert items[0].startswith("proceedings.csv, line 3: kept as its own paper: its doi 10.5555/3600000")
+        assert "“Burrow Curricula”" in items[0]
+        assert text_problems(_visible(page, "#report")) == []
+        assert log.console_errors == [] and log.page_errors == []
+        screenshot(page, "ingest-conflicts")

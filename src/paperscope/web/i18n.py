@@ -195,6 +195,7 @@ EN: dict[str, str] = {
     "merged": "merged",
     "skipped": "skipped",
     "skipped_records": "Skipped records",
+    "conflicts": "Kept apart: a shared id, different text",
     "new_papers": "New papers",
     # errors
     "error_400": "Bad request",
@@ -223,6 +224,7 @@ EN: dict[str, str] = {
     "js_files_failed": "{n} file(s) could not be read; see the reasons below.",
     "js_line": "line",
     "js_record": "record",
+    "js_conflict": "{where}: kept as its own paper: its {kind} {value} is also on “{other}”, whose text differs.",
     "js_fitting": "Fitting topics…",
     "js_fitted": "Topics fitted. Reloading…",
 }
@@ -392,6 +394,7 @@ ZH: dict[str, str] = {
     "merged": "已合并",
     "skipped": "已跳过",
     "skipped_records": "跳过的记录",
+    "conflicts": "分开保留：标识符相同但文本不同",
     "new_papers": "新增论文",
     "error_400": "请求有误",
     "error_404": "未找到",
@@ -418,6 +421,7 @@ ZH: dict[str, str] = {
     "js_files_failed": "有 {n} 个文件未能读取，原因见下文。",
     "js_line": "第 {n} 行",
     "js_record": "第 {n} 条记录",
+    "js_conflict": "{where}：作为单独的论文保留：其 {kind} {value} 也属于“{other}”，但两者文本不同。",
     "js_fitting": "正在拟合主题…",
     "js_fitted": "主题已拟合，正在刷新…",
 }

@@ -352,6 +352,8 @@ class IngestJobs:
                 "merged": f.merged,
                 "skipped": skips(f.skipped),
                 "repaired": skips(f.repaired),
+                # Kept as two papers: a shared id with clearly different text (no local path inside).
+                "conflicts": [c.to_dict() for c in getattr(f, "conflicts", [])],
                 "error": self._scrub(job, f.error) if f.error else None,
                 "ignored": f.ignored,
             }

@@ -63,9 +63,11 @@
   async function showReport(jobs) {
     const rows = document.getElementById("report-files");
     const skips = document.getElementById("skips");
+    const conflicts = document.getElementById("conflicts");
     const fresh = document.getElementById("new-papers");
     rows.replaceChildren();
     skips.replaceChildren();
+    conflicts.replaceChildren();
     fresh.replaceChildren();
     const newIds = [];
     let failed = 0;
@@ -90,9 +92,19 @@
           li.textContent = skipText(skip);
           skips.append(li);
         }
+        for (const conflict of file.conflicts || []) {
+          const unit = "record" in conflict ? "record" : "line";
+          const where = `${shown}, ${t(unit, { n: conflict[unit] })}`;
+          const other = conflict.other_title || conflict.other_id;
+          const li = document.createElement("li");
+          li.className = "conflict";
+          li.textContent = t("conflict", { where, kind: conflict.kind, value: conflict.value, other });
+          conflicts.append(li);
+        }
       }
       newIds.push(...(job.new_paper_ids || []));
     }
+    document.getElementById("conflicts-box").hidden = !conflicts.children.length;
     if (!skips.children.length) {
       const li = document.createElement("li");
       li.className = "muted";
