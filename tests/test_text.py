@@ -37,7 +37,8 @@ CASES = [
     (r"$$x^2$$", "x²"),
     (r"$10^{12}$ operations", "10¹² operations"),
     (r"50\% fewer and 100% more", "50% fewer and 100% more"),
-    (r"costs \$5 and $x", "costs $5 and $x"),
+    # A literal dollar is the full-width one, so a second cleaning does not read "$5 and $" as math.
+    (r"costs \$5 and \$10, $x", "costs ＄5 and ＄10, $x"),
     # markdown
     ("**TetraJet-v2** is *fast*", "TetraJet-v2 is fast"),
     ("***M***FM and ~~old~~ new", "MFM and old new"),
@@ -50,7 +51,9 @@ CASES = [
     ("snake_case_name stays", "snake_case_name stays"),
     # Unicode NFKC and whitespace
     ("ＡＢＣ\u00a0ﬁne   text\n next", "ABC fine text next"),
-    # URLs survive LaTeX
+    # URLs survive LaTeX, inside groups too (seen in airas icml_2021 and iclr_2023)
+    (r"at: {\small\url{https://github.com/a/b}}.", "at: https://github.com/a/b."),
+    (r"code at \textcolor{magenta}{\url{https://github.com/a/c}}", "code at https://github.com/a/c"),
     (r"\url{https://github.com/Jianrong-Lu/PASO.git}.", "https://github.com/Jianrong-Lu/PASO.git."),
     (
         "https://github.com/OptimAI-Lab/Minimalist_LLM_Pretraining.",
@@ -112,3 +115,106 @@ def test_readable_converts_tex_fields_only() -> None:
     assert readable("$k$-median") == "k-median"
     assert readable("graph neural networks") == "graph neural networks"
     assert "$" not in readable("$\\ell_1$ regularization")
+
+
+# Invisible and formatting code points: each row is one kind, written by us except where noted.
+INVISIBLE_CASES = [
+    # soft hyphens as a PDF-to-HTML export leaves them (iclr2026 learning-theory.csv, row 190)
+    ("we inves\u00adtigate its con\u00advergence", "we investigate its convergence"),
+    # zero-width spaces beside spaces (a title in iclr2026 applications CSV) and leading (colm2025)
+    ("Know \u200bHow Well\u200b It Performs", "Know How Well It Performs"),
+    ("\u200b\u200bPost-training quantization", "Post-training quantization"),
+    # a zero-width space inside a word or a URL is a line-break hint: the word stays one word
+    (
+        "Transformer\u200bbased, see https://github.com/\u200bacme/tool",
+        "Transformerbased, see https://github.com/acme/tool",
+    ),
+    # word joiner, BOM inside text, LRM/RLM, ALM
+    ("a\u2060b \ufeffc \u200ed\u200f e\u061c", "ab c d e"),
+    # bidi embeddings, overrides and isolates (the Trojan Source characters, CVE-2021-42574)
+    ("x \u202eesrever\u202c y \u2067iso\u2069 z \u202aemb\u202c", "x esrever y iso z emb"),
+    # ZWJ and variation selectors in emoji, tag characters of a flag sequence
+    (
+        "team \U0001f469\u200d\U0001f4bb\ufe0f and \U0001f3f4\U000e0067\U000e0062\U000e007f",
+        "team \U0001f469\U0001f4bb and \U0001f3f4",
+    ),
+    # ZWNJ between Latin letters (German ligature control) goes; between Persian letters it is a
+    # word boundary and becomes a space
+    ("Auf\u200clage", "Auflage"),
+    ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc \u062e\u0648\u0627\u0647\u0645"),
+    # ZWSP between Thai words is the word separator and becomes a space
+    ("\u0e20\u0e32\u0e29\u0e32\u200b\u0e44\u0e17\u0e22", "\u0e20\u0e32\u0e29\u0e32 \u0e44\u0e17\u0e22"),
+    # an invisible character between a letter and its accent: NFKC composes them once it is gone
+    ("caf\u0065\u200b\u0301", "caf\u00e9"),
+    # LaTeX's discretionary hyphen: pylatexenc writes it as a soft hyphen
+    (r"inves\-tigate \--- done", "investigate – done"),
+    # C0/C1 controls and noncharacters are not text
+    ("a\x00b\x1bc\x9fd\ufdd0e\U0001fffe", "abcde"),
+    # kept: the Arabic number sign is Cf but visible (a prepended concatenation mark)
+    ("\u0600\u0661\u0662", "\u0600\u0661\u0662"),
+]
+
+
+@pytest.mark.parametrize(("original", "expected"), INVISIBLE_CASES)
+def test_clean_text_removes_invisible_code_points(original: str, expected: str) -> None:
+    assert clean_text(original) == expected
+    assert clean_text(expected) == expected
+
+
+def test_invisible_ranges_cover_every_format_character() -> None:
+    """Every Cf of this Python's Unicode is removed, except the visible prepended concatenation marks."""
+    import sys
+    import unicodedata
+
+    from paperscope.text import INVISIBLE_RANGES, is_invisible
+
+    kept = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2}
+    kept |= {0x110BD, 0x110CD}
+    format_chars = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    missing = [f"U+{c:04X}" for c in format_chars if c not in kept and not is_invisible(chr(c))]
+    assert missing == []
+    assert not any(is_invisible(chr(c)) for c in kept)
+    # Whitespace is never removed (the last step collapses it to single spaces).
+    assert not any(is_invisible(chr(c)) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+    assert all(a <= b for a, b in INVISIBLE_RANGES)
+
+
+def test_strip_invisible_returns_text_without_any_unchanged() -> None:
+    from paperscope.text import strip_invisible
+
+    text = "Graph neural networks, 5% faster"
+    assert strip_invisible(text) is text
+    assert strip_invisible("deep\u00adlearning") == "deeplearning"
+
+
+def test_readable_drops_invisible_code_points() -> None:
+    from paperscope.text import readable
+
+    assert readable("graph\u200b neural\u00ad networks") == "graph neural networks"
+
+
+def test_ingest_cleans_invisible_code_points_from_every_indexed_field() -> None:
+    from paperscope.ingest.pipeline import record_to_paper
+    from paperscope.models import Record, Source
+
+    record = Record(
+        abstract="We inves\u00adtigate pruning.",
+        source=Source("x.csv", 2, "csv"),
+        title="Know \u200bHow",
+        authors=["Al\u200bice Smith", "\u200b", "Bob  Jones"],
+        keywords=["deep\u00adlearning", "\ufeff"],
+        venue="ICLR\u200b",
+        decision="Poster\u200e",
+        source_area="optimization\u2060",
+    )
+    paper = record_to_paper(record)
+    assert paper is not None
+    assert (paper.title, paper.clean_text) == ("Know How", "We investigate pruning.")
+    # A field with no invisible character keeps its own spacing.
+    assert paper.authors == ["Alice Smith", "Bob  Jones"]
+    assert paper.keywords == ["deeplearning"]
+    assert (paper.venue, paper.decision, paper.source_area) == ("ICLR", "Poster", "optimization")
+    assert paper.abstract == "We inves\u00adtigate pruning."  # the original, as the source wrote it
+    # The id is the id of the same abstract written without the soft hyphen.
+    plain = record_to_paper(Record(abstract="We investigate pruning.", source=record.source))
+    assert plain is not None and plain.paper_id == paper.paper_id

@@ -35,7 +35,7 @@ from ..models import Card, Conflict, FileReport, IngestReport, Paper, Record, Sk
 from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
 from ..store import Store, papers
-from ..text import clean_text, decode_entities, normalise_for_hash
+from ..text import clean_text, decode_entities, normalise_for_hash, strip_invisible
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
 from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
@@ -158,23 +158,32 @@ def record_to_paper(record: Record) -> Paper | None:
     """Return the Paper of ``record``, or None when its abstract has no letter or digit.
 
     HTML entities are decoded here, exactly once (case 5), before the original text is kept.
+    Every field that is indexed, matched or grouped on (clean text, title, authors, keywords,
+    venue, decision, area) loses its invisible code points (``text.strip_invisible``: zero-width
+    spaces, soft hyphens, bidi marks, BOMs); the original abstract, shown as written, keeps them.
     """
     abstract = decode_entities(record.abstract or "")
     clean = clean_text(abstract)
     if not any(ch.isalnum() for ch in clean):
         return None
     title = clean_text(decode_entities(record.title)) if record.title else None
+
+    def short(value: str | None) -> str | None:
+        visible = strip_invisible(value) if value else value
+        # Fields without invisible characters come back exactly as the source wrote them.
+        return value if visible is value else (" ".join(visible.split()) or None)
+
     return Paper(
         paper_id=paper_id_for(clean),
         abstract=abstract,
         clean_text=clean,
         title=title or None,
-        authors=[decode_entities(a) for a in record.authors],
-        venue=record.venue,
+        authors=[a for a in (short(decode_entities(a)) for a in record.authors) if a],
+        venue=short(record.venue),
         year=record.year,
-        decision=record.decision,
-        keywords=[decode_entities(k) for k in record.keywords],
-        source_area=record.source_area,
+        decision=short(record.decision),
+        keywords=[k for k in (short(decode_entities(k)) for k in record.keywords) if k],
+        source_area=short(record.source_area),
         urls=record.urls,
         external_ids=record.external_ids,
         sources=[record.source],
