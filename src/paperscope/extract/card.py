@@ -19,26 +19,40 @@ from .datasets import extract_datasets
 from .label import build_label, title_label
 from .methods import extract_methods
 from .tasks import extract_tasks
-from .urls import extract_urls
+from .urls import code_urls_of_record, extract_urls, merge_code_urls
 
 __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first_card", "build_cards"]
 
 #: Bumped whenever an extractor changes its output; cards of another version are rebuilt.
-EXTRACTOR_VERSION = "0.6"
+#: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
+EXTRACTOR_VERSION = "0.7"
 
 
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 
 
+def _urls(paper: Paper) -> tuple[list[str], list[str]]:
+    """Return ``(code_urls, project_urls)``: the abstract's, then the record's own code links.
+
+    A record's URL fields (a CSV ``url``/``code``/``github`` column, JSON ``code_url``, BibTeX
+    ``url``) count as code when they are on a code host (``urls.CODE_HOSTS``); one entry per
+    repository across both.
+    """
+    code_urls, project_urls = extract_urls(paper.clean_text)
+    own = code_urls_of_record(paper.urls)
+    return (merge_code_urls(code_urls + own) if own else code_urls), project_urls
+
+
 def build_first_card(paper: Paper) -> Card:
     """Return the quick card written at ingest: code/project URLs, venue, year, a provisional label.
 
     Ingest stores papers and extraction reads stored papers (the data flow of STYLE.md), so this
-    card does no extraction beyond URLs (about 0.02 ms per abstract); ``Library.build_cards``
-    replaces it with the full card, label and method names included, right after ingest.
+    card does no extraction beyond URLs (the abstract's and the record's own code links, about
+    0.02 ms per abstract); ``Library.build_cards`` replaces it with the full card, label and
+    method names included, right after ingest.
     """
-    code_urls, project_urls = extract_urls(paper.clean_text)
+    code_urls, project_urls = _urls(paper)
     label = title_label(paper.title) if paper.title and paper.title.strip() else ""
     return Card(
         label=label or " ".join(paper.clean_text.split()[:12]),
@@ -52,7 +66,7 @@ def build_first_card(paper: Paper) -> Card:
 def build_card(paper: Paper) -> Card:
     """Return the card of ``paper`` (read from ``paper.clean_text``, its original abstract and metadata)."""
     clean = paper.clean_text
-    code_urls, project_urls = extract_urls(clean)
+    code_urls, project_urls = _urls(paper)
     methods = extract_methods(clean, paper.abstract)
     return Card(
         label=title_label(paper.title)
