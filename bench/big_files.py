@@ -86,6 +86,17 @@ def write_shape(shape: str, folder: Path, size: int) -> Path:
     return path
 
 
+def _peak_rss_kib() -> int:
+    """Peak resident memory of this process in KiB: ``VmHWM`` (reset by exec, unlike ``ru_maxrss``)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: KiB; inherits the parent's peak
+
+
 def _measure(path: Path, read_only: bool) -> None:
     """Ingest (or only read) ``path`` in this process and print one JSON line of figures."""
     started = time.perf_counter()
@@ -106,7 +117,7 @@ def _measure(path: Path, read_only: bool) -> None:
             errors = [f.error for f in report.failed]
             summary = {"new": report.new, "skipped": len(skipped), "error": errors[0] if errors else None}
     summary["seconds"] = round(time.perf_counter() - started, 2)
-    summary["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    summary["peak_rss_mb"] = round(_peak_rss_kib() / 1024, 1)
     summary["first_skip"] = skipped[0][:160] if skipped else None
     print(json.dumps(summary))
 
@@ -117,15 +128,27 @@ def main() -> None:
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shapes to run")
     parser.add_argument("--read-only", action="store_true", help="read with the reader, store nothing")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--write", help=argparse.SUPPRESS)
+    parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write:
+        print(write_shape(args.write, Path(args.folder), int(args.mb * 1e6)))
+        return
     if args.measure:
         _measure(Path(args.measure), args.read_only)
         return
-    size = int(args.mb * 1e6)
     print(f"{'shape':<20} {'MB':>6} {'seconds':>8} {'peak RSS MB':>12}  result")
     with tempfile.TemporaryDirectory() as folder:
         for shape in args.shapes.split(","):
-            path = write_shape(shape, Path(folder), size)
+            # Written by a child process: the 200 MB strings never swell this one (whose peak a
+            # forked child would otherwise inherit).
+            made = subprocess.run(
+                [sys.executable, __file__, "--write", shape, "--folder", folder, "--mb", str(args.mb)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            path = Path(made.stdout.strip())
             mb = path.stat().st_size / 1e6
             command = [sys.executable, __file__, "--measure", str(path)]
             if args.read_only:

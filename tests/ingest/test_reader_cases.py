@@ -470,3 +470,22 @@ def test_a_line_too_long_is_not_built(tmp_path: Path) -> None:
     (first, line), second = iter_lines(path)
     assert (first, line.chars, line.quotes, line.braces, line.head) == (1, _HUGE + 2, 1, 1, "a" * 256)
     assert second == (2, "short")
+
+
+def test_url_fields_give_links_inside_markdown_and_without_a_scheme(tmp_path: Path) -> None:
+    path = tmp_path / "links.json"
+    record = {
+        "abstract": "We count objects in images.",
+        "github": "[![github](/images/github_icon.svg) Cyanogenoid/vqa-counting]"
+        "(https://github.com/Cyanogenoid/vqa-counting)",
+        "code": "github.com/zjrao/DEDN",
+        "site": "https://openreview.net/forum?id=abc123XYZ",
+    }
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    (item,) = read_json_array(path)
+    assert sorted(item.urls) == [
+        "https://github.com/Cyanogenoid/vqa-counting",
+        "https://github.com/zjrao/DEDN",
+        "https://openreview.net/forum?id=abc123XYZ",
+    ]
+    assert item.external_ids == {"openreview": "abc123XYZ"}

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Record, Skip, Source
-from ..text import latex_to_text
+from ..text import find_urls, latex_to_text
 
 __all__ = [
     "FIELDS",
@@ -371,14 +371,27 @@ def external_ids_from(
     return ids
 
 
+_CODE_HOST_RE = re.compile(
+    r"(?<![\w./@])(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org|huggingface\.co)/[\w.\-/]+[\w/]",
+    re.IGNORECASE,
+)
+
+
 def _urls(values: Iterable[Any]) -> list[str]:
+    """Return the links in URL fields, in order, without repeats.
+
+    Whole URLs, URLs inside markdown or LaTeX (``text.find_urls``), and code-host links written
+    without a scheme (``github.com/a/b`` → ``https://github.com/a/b``).
+    """
     out: list[str] = []
     for value in values:
         items = value if isinstance(value, list) else [value]
         for item in items:
-            if not isinstance(item, str):
+            if not isinstance(item, str) or not item.strip():
                 continue
-            for url in re.split(r"[\s;]+", item.strip()):
+            found = find_urls(item) if "://" in item else []
+            found += [f"https://{m.group(0)}" for m in _CODE_HOST_RE.finditer(item) if "://" not in item]
+            for url in found:
                 if url.lower().startswith(("http://", "https://")) and url not in out:
                     out.append(url)
     return out
