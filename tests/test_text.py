@@ -218,3 +218,19 @@ def test_ingest_cleans_invisible_code_points_from_every_indexed_field() -> None:
     # The id is the id of the same abstract written without the soft hyphen.
     plain = record_to_paper(Record(abstract="We investigate pruning.", source=record.source))
     assert plain is not None and plain.paper_id == paper.paper_id
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"Ren\'{e} Descartes", "René Descartes"),
+        (r"\"{U}ber-Large", "Über-Large"),
+        (r"S\~{a}o Paulo", "São Paulo"),
+        (r"na\"{\i}ve Bayes", "naïve Bayes"),
+        (r"Mart\'{\i}nez", "Martínez"),
+        (r"Bal\'azs", "Balázs"),
+    ],
+)
+def test_accent_macros_keep_their_letter_bare_or_braced(latex: str, text: str) -> None:
+    assert clean_text(latex) == text
+    assert clean_text(clean_text(latex)) == text

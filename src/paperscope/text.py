@@ -65,9 +65,11 @@ _URL_TRAILING = ".,;:!?)]}>'\"*"
 _PLACEHOLDER = "\ufdd0{}\ufdd1"
 _PLACEHOLDER_RE = re.compile("\ufdd0(\\d+)\ufdd1")
 # A LaTeX command with up to two braced arguments (one level of nesting), or a braced group.
-# An accent macro takes the letter after it (``Bal\\'azs``): converted alone it loses its base letter.
+# An accent macro takes the letter after it, bare or braced (``Bal\\'azs``, ``Ren\\'{e}``,
+# ``\\'\\i``): converted alone it loses its base letter.
 _LATEX_CMD_RE = re.compile(
-    r"\\(?:[a-zA-Z]+\*?(?:\s*\{(?:[^{}]|\{[^{}]*\})*\}){0,2}|['\"`^~=.][a-zA-Z]|[^a-zA-Z\s])"
+    r"\\(?:[a-zA-Z]+\*?(?:\s*\{(?:[^{}]|\{[^{}]*\})*\}){0,2}"
+    r"|['\"`^~=.](?:[a-zA-Z]|\{\\?[a-zA-Z]?\}|\\[ij](?![a-zA-Z]))|[^a-zA-Z\s])"
     r"|\{(?:[^{}]|\{[^{}]*\})*\}"
 )
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ")
