@@ -511,8 +511,19 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"library: {data['db']} (schema {data['schema_version']})")
     for key in ("papers", "sources", "cards", "vectors", "topics", "stars", "tags", "notes"):
         click.echo(f"{key:>8}: {data[key]}")
+    if data["missing_cards"]:
+        first = f" ({data['first_cards']:,} with only the quick first card)" if data["first_cards"] else ""
+        click.echo(
+            f"  {data['missing_cards']:,} papers lack a current full card{first}:"
+            " run `paperscope cards` (or the ingest again)"
+        )
     if data["missing_vectors"]:
-        click.echo(f"  {data['missing_vectors']} papers have no vector yet: run `paperscope embed`")
+        click.echo(f"  {data['missing_vectors']:,} papers have no current vector: run `paperscope embed`")
+    if data["missing_topics"]:
+        click.echo(
+            f"  {data['missing_topics']:,} papers have no topic (added since the last fit):"
+            " run `paperscope topics --refit`"
+        )
     for row in data["by_venue"]:
         click.echo(f"  {row['venue'] or '(no venue)'} {row['year'] or ''}: {row['papers']}")
 
@@ -749,6 +760,52 @@ def tags_list(ctx: click.Context, as_json: bool) -> None:
         return
     for tag, count in counts:
         click.echo(f"{count:>5}  {tag}")
+
+
+@_command()
+@click.option(
+    "--repair", is_flag=True, help="Repair what can be repaired (indexes, orphan rows, cards, vectors)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.pass_context
+def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
+    """Check the library: SQLite integrity, search index, cards, vectors, orphan rows.
+
+    Each problem comes with how to repair it; --repair does it where it can. Exits 1 while a
+    problem remains. Marks (stars, tags, notes, triage) are never deleted.
+
+    Example: paperscope doctor --repair
+    """
+    if repair:
+        from .config import default_db_path
+        from .library import Library
+
+        db = ctx.find_root().obj["db"]
+        path = Path(db) if db is not None else default_db_path()
+        if not path.is_file():
+            raise click.ClickException(f"{path}: no library there")
+        lib = ctx.find_root().with_resource(Library(db))
+    else:
+        lib = _library(ctx)
+    started = time.perf_counter()
+    report = lib.doctor(repair=repair, progress=repair and not as_json)
+    if as_json:
+        _emit_json(report.to_dict())
+    else:
+        for line in report.repaired:
+            click.echo(f"repaired: {line}")
+        for finding in report.findings:
+            mark = "ok     " if finding.ok else ("PROBLEM" if finding.problem else "note   ")
+            click.echo(f"{mark} {finding.check}: {finding.message}")
+            if finding.repair and not finding.ok:
+                click.echo(f"        repair: {finding.repair}")
+        done = f"{len(report.repaired)} repair(s) done, " if repair else ""
+        click.echo(
+            f"doctor: {done}{len(report.problems)} problem(s) found in {time.perf_counter() - started:.1f} s",
+            err=True,
+        )
+    if not report.ok:
+        ctx.exit(1)
 
 
 @_command()

@@ -36,6 +36,7 @@ from .index.snippets import explain_hit
 from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
+from .store.doctor import DoctorReport
 from .store.lexical import TITLE_WEIGHT
 from .store.retrieval import filtered_paper_ids
 from .text import has_cjk
@@ -209,10 +210,12 @@ class Library:
         """Read files or folders into the library; see :func:`paperscope.ingest.ingest_paths`.
 
         Ingest writes a quick first card per new paper (label, method names, URLs); with
-        ``cards`` (the default) the full cards are built right after (:meth:`build_cards`), and
-        with ``embed`` (the default) every paper without a vector is embedded after that
-        (:meth:`embed`, which first prepares the int8 model on a new machine), so no search
-        ever waits for embeddings. Adds a warning to the report when new abstracts are mostly
+        ``cards`` (the default) the full card of every paper lacking a current one is built
+        right after (:meth:`build_cards`), new or not, and with ``embed`` (the default) every
+        paper without a current vector is embedded after that (:meth:`embed`, which first
+        prepares the int8 model on a new machine), so no search ever waits for embeddings and
+        running an interrupted ingest again finishes every stage it left (:meth:`stats` counts
+        what is left). Adds a warning to the report when new abstracts are mostly
         in a non-Latin script and the embedder is English-only (case 17), naming the papers.
         ``report.timings_s`` gets the wall time of the ``cards`` and ``embed`` phases.
         """
@@ -231,10 +234,13 @@ class Library:
         )
         self._bm25 = None
         self._warn_language_mismatch(report, before)
-        if cards and report.new:
+        if cards and not report.rolled_back:
+            # Every ingest finishes the cards of earlier runs too: a killed ingest left quick first
+            # cards (FIRST_CARD_VERSION) behind, and its papers are "already present" now (case 24).
             started = time.perf_counter()
             built = self.build_cards(progress=progress)
-            report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
+            if built or report.new:
+                report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
         if embed and not report.rolled_back:
             started = time.perf_counter()
             embedded = self.embed(progress=progress)
@@ -277,6 +283,50 @@ class Library:
             with self.store.transaction() as tx:
                 papers.save_cards(tx, batch)
         return len(due)
+
+    def doctor(self, repair: bool = False, progress: bool = False) -> DoctorReport:
+        """Check the library (see :mod:`paperscope.store.doctor`); with ``repair``, fix what can be fixed.
+
+        Repairs, in order: indexes and the lexical index rebuilt and orphan rows deleted (one
+        transaction), then missing or outdated cards built (:meth:`build_cards`) and missing
+        vectors embedded (:meth:`embed`; skipped with its reason when the model is not
+        installed). The returned report holds the findings of a second check after the
+        repairs, and one line per repair done in ``repaired``. Marks are never deleted.
+
+        Raises:
+            StoreError: ``repair`` on a read-only library (open it with ``read_only=False``
+                to repair one that failed the quick check).
+        """
+        from .errors import ModelUnavailable
+        from .extract import EXTRACTOR_VERSION
+        from .store import doctor
+
+        command = self._command("").rstrip()
+        model_id = self._model_id()
+        findings = doctor.check(self.store.conn, model_id, EXTRACTOR_VERSION, command)
+        if not repair:
+            return doctor.DoctorReport(findings)
+        done: list[str] = []
+        import sqlite3
+
+        try:
+            if any(f.problem and f.check in ("integrity", "fts", "orphans") for f in findings):
+                with self.store.transaction() as conn:
+                    done.extend(doctor.repair_store(conn, findings))
+                self._bm25 = None
+            problems = {f.check for f in findings if f.problem}
+            if "cards" in problems:
+                done.append(f"built {self.build_cards(progress=progress):,} cards")
+            if "vectors" in problems:
+                try:
+                    done.append(f"embedded {self.embed(progress=progress):,} papers")
+                except ModelUnavailable as exc:
+                    done.append(f"could not embed: {exc}")
+        except sqlite3.DatabaseError as exc:  # damage REINDEX cannot mend: the check says what to do
+            done.append(f"could not repair in place: {exc}")
+        report = doctor.DoctorReport(doctor.check(self.store.conn, model_id, EXTRACTOR_VERSION, command))
+        report.repaired = done
+        return report
 
     def _warn_language_mismatch(self, report: IngestReport, after_rowid: int) -> None:
         """Warn when new abstracts are mostly non-Latin script and the embedder is English-only (case 17)."""
@@ -321,13 +371,16 @@ class Library:
     def stats(self) -> dict[str, Any]:
         """Return counts: papers, sources, cards, stars, tags, notes, vectors, topics, papers per venue/year.
 
-        ``vectors`` counts the active embedder's current vectors and ``missing_vectors`` the
-        papers still without one (``paperscope embed`` fills them); ``topics`` counts the
-        stored broad topics (0 before a fit). No model is loaded.
+        ``cards`` counts stored card rows (first cards included); ``vectors`` the active
+        embedder's current vectors; ``topics`` the stored broad topics (0 before a fit). What
+        each later stage still lacks (``missing_cards``, ``first_cards``, ``missing_vectors``,
+        ``missing_topics``, ``topics_fitted``, ``unfinished``) comes from :meth:`stage_counts`.
+        No model is loaded.
         """
         conn = self.store.conn
         model_id = self._model_id()
-        missing = vectors.count_missing_vectors(conn, model_id)
+        progress = self.stage_counts()
+        missing = progress["missing_vectors"]
         by_venue = [
             {"venue": r[0], "year": r[1], "papers": r[2]}
             for r in conn.execute(
@@ -342,7 +395,48 @@ class Library:
             "missing_vectors": missing,
             "embedder": model_id,
             "topics": sum(not t.is_unassigned for t in self.topics(level=0)),
+            **progress,
             "by_venue": by_venue,
+        }
+
+    def stage_counts(self) -> dict[str, Any]:
+        """Return how many papers lack a current result of each stage after storing them.
+
+        ``missing_cards``: papers without a full card of the current extractor version (no
+        card, a quick first card, or an older version; ``paperscope cards`` or any ingest builds
+        them), of which ``first_cards`` hold only the quick card an ingest writes first.
+        ``missing_vectors``: papers without a vector of the active embedder for their current
+        text (``paperscope embed`` or any ingest). ``missing_topics``: papers with no
+        assignment in the stored topic fit (added since it; ``paperscope topics`` refits);
+        0 while ``topics_fitted`` is False (no fit yet: topics are fitted on request only).
+        ``unfinished`` sums the three. Count queries only; no model is loaded.
+        """
+        from .extract import EXTRACTOR_VERSION, FIRST_CARD_VERSION
+
+        conn = self.store.conn
+        missing_cards, first_cards = conn.execute(
+            "SELECT count(*), coalesce(sum(c.extractor_version = ?), 0) FROM papers p"
+            " LEFT JOIN cards c USING (paper_id)"
+            " WHERE c.extractor_version IS NULL OR c.extractor_version != ?",
+            (FIRST_CARD_VERSION, EXTRACTOR_VERSION),
+        ).fetchone()
+        fitted = topic_store.has_topics(conn)
+        missing_topics = (
+            conn.execute(
+                "SELECT count(*) FROM papers p WHERE NOT EXISTS"
+                " (SELECT 1 FROM paper_topics t WHERE t.paper_id = p.paper_id)"
+            ).fetchone()[0]
+            if fitted
+            else 0
+        )
+        missing_vectors = vectors.count_missing_vectors(conn, self._model_id())
+        return {
+            "missing_cards": int(missing_cards),
+            "first_cards": int(first_cards),
+            "missing_vectors": missing_vectors,
+            "missing_topics": int(missing_topics),
+            "topics_fitted": fitted,
+            "unfinished": int(missing_cards) + missing_vectors + int(missing_topics),
         }
 
     def _model_id(self) -> str:

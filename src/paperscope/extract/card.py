@@ -8,10 +8,12 @@ character spans in it, so the UI can highlight them. Fields in ``Card.extra``:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from ..models import Card, Paper
+from ..worker_guard import die_with_parent
 from .area import predict_area
 from .claims import extract_claims
 from .contributions import extract_contribution_types
@@ -102,6 +104,8 @@ def build_cards(
 
     Card building is CPU-bound pure Python (about 4 ms of CPU per abstract, see ``bench/cards.py``),
     so ``workers=2`` uses both cores of a small machine; ``workers=1`` stays in this process.
+    Workers end with this process, even when it is killed with SIGKILL
+    (:func:`paperscope.worker_guard.die_with_parent`).
 
     Args:
         papers: the papers (with ``clean_text``) to build cards for.
@@ -122,6 +126,6 @@ def build_cards(
             chunk = []
     if chunk:
         chunks.append(chunk)
-    with ProcessPoolExecutor(workers) as pool:
+    with ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         for built in pool.map(_build_chunk, chunks):
             yield from built

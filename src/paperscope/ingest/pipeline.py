@@ -1,4 +1,4 @@
-"""Ingest: files → Records → Papers, deduplicated and stored one transaction per file.
+"""Ingest: files → Records → Papers, deduplicated and stored one transaction per batch of records.
 
 Each file is read by the reader its content calls for (``formats.detect_format``), record by
 record; records are cleaned, checked, fingerprinted and stored in batches, so memory stays
@@ -34,8 +34,9 @@ from ..errors import InputError
 from ..models import Card, Conflict, FileReport, IngestReport, Paper, Record, Skip
 from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
-from ..store import Store, papers
+from ..store import Store, cleanup, papers
 from ..text import clean_text, decode_entities, normalise_for_hash, strip_invisible
+from ..worker_guard import die_with_parent
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
 from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
@@ -213,6 +214,8 @@ class _BatchStore:
         self.build_card = workers.build_card
         self.use_pool = use_pool
         self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
+        #: paper_ids this file's ingest inserted (removed again if the file fails part-way).
+        self.inserted: list[str] = []
 
     def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
         """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
@@ -278,6 +281,7 @@ class _BatchStore:
             new_keys.extend((key, target) for key in keys)
         fresh = list(new.values())
         papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+        self.inserted.extend(p.paper_id for p in fresh)
         # Cards are the slowest step (extractors): built in the workers, saved a few batches later.
         self.pending_cards.append(([p.paper_id for p in fresh], self.workers.cards(fresh, self.use_pool)))
         while len(self.pending_cards) > _CARD_JOBS_IN_FLIGHT:
@@ -463,7 +467,8 @@ class _Workers:
     ``_POOL_MIN_BYTES``, without ``fork``, or when no core is idle (the 1-minute load average
     is at least cores − 1: a worker would only queue, and shipping records to it costs about
     0.15 ms per paper). Cards go to the workers only when building one costs more than that
-    (measured on the first batch) and the card builder can be pickled.
+    (measured on the first batch) and the card builder can be pickled. Workers end with this
+    process, even when it is killed with SIGKILL (:func:`paperscope.worker_guard.die_with_parent`).
     """
 
     def __init__(self, build_card: Callable[[Paper], Card]) -> None:
@@ -503,7 +508,9 @@ class _Workers:
                 )
             if not self.pool_allowed:
                 return False
-            self.pool = multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 1, _MAX_WORKERS))
+            self.pool = multiprocessing.get_context("fork").Pool(
+                min(os.cpu_count() or 1, _MAX_WORKERS), initializer=die_with_parent, initargs=(os.getpid(),)
+            )
         return True
 
     def close(self) -> None:
@@ -593,12 +600,47 @@ def _ingest_file(
     column_map: dict[str, str] | None,
     lines: _LineProgress,
     workers: _Workers,
+    strict: bool = False,
+) -> FileReport:
+    """Read one file into ``store``, committing each batch of ``_BATCH`` records on its own.
+
+    A write transaction lasts one batch (about a second), so another writer (a second ingest,
+    a star from the web app) waits that long at most, not a whole file. A file that fails
+    part-way (a malformed line, bytes that are not UTF-8) raises InputError after its committed
+    batches are removed again (:func:`paperscope.store.cleanup.undo_file`): it leaves no paper
+    of its own. An ingest killed or interrupted keeps its committed batches; running it again
+    reports them as already present and stores the rest. With ``strict`` the caller holds one
+    transaction for everything and no batch commits.
+    """
+    if strict:
+        return _ingest_file_batches(store, path, fmt, column_map, lines, workers, contextlib.nullcontext)
+    watermark = cleanup.source_watermark(store.conn)
+    inserted: list[str] = []
+    try:
+        return _ingest_file_batches(store, path, fmt, column_map, lines, workers, store.transaction, inserted)
+    except InputError:
+        with store.transaction() as conn:
+            cleanup.undo_file(conn, str(path), watermark, inserted)
+        raise
+
+
+def _ingest_file_batches(
+    store: Store,
+    path: Path,
+    fmt: str,
+    column_map: dict[str, str] | None,
+    lines: _LineProgress,
+    workers: _Workers,
+    transaction: Callable[[], contextlib.AbstractContextManager[Any]],
+    inserted: list[str] | None = None,
 ) -> FileReport:
     report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == paperlist_json.FORMAT_ARRAY else "line"
     use_pool = path.stat().st_size >= _POOL_MIN_BYTES
     batch_store = _BatchStore(store, report, workers, use_pool)
+    if inserted is not None:
+        batch_store.inserted = inserted
     items = lines.follow(reader(path, column_map), by_line=fmt != paperlist_json.FORMAT_ARRAY)
 
     def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:
@@ -628,7 +670,8 @@ def _ingest_file(
                 report.skipped.append(Skip(str(path), item.source.line, reason, unit))
                 continue
             ready.append(paper)
-        batch_store.store(ready, shingles)
+        with transaction():
+            batch_store.store(ready, shingles)
 
     pending = None
     for batch in _batches(iter(items), _BATCH):
@@ -638,7 +681,8 @@ def _ingest_file(
         pending = (batch, job)
     if pending is not None:
         finish(*pending)
-    batch_store.flush()
+    with transaction():
+        batch_store.flush()
     return report
 
 
@@ -684,9 +728,11 @@ def ingest_paths(
 ) -> IngestReport:
     """Ingest files and folders into ``store``; return per-file figures.
 
-    Each file is read and stored in one transaction: a file that fails (missing, binary,
-    empty, not UTF-8, malformed JSON or CSV) leaves nothing half-written, is reported with its
-    file and line, and the other files still ingest. Stars, tags and notes are never written.
+    Each file is stored a batch of 1,000 records per transaction (so writers queue for about a
+    second, not a file); a file that fails (missing, binary, empty, not UTF-8, malformed JSON
+    or CSV) still leaves no paper of its own (its committed batches are removed), is reported
+    with its file and line, and the other files still ingest. A killed ingest keeps the batches
+    it committed, and running it again stores the rest. Stars, tags and notes are never written.
 
     Args:
         store: the open library.
@@ -740,8 +786,7 @@ def ingest_paths(
                         report.files.append(FileReport(path=str(path), error=str(exc)))
                         continue
                     try:
-                        with store.transaction() if not strict else contextlib.nullcontext():
-                            file_report = _ingest_file(store, path, file_fmt, columns, lines, workers)
+                        file_report = _ingest_file(store, path, file_fmt, columns, lines, workers, strict)
                     except InputError as exc:
                         report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
                         continue

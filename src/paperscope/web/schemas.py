@@ -162,9 +162,20 @@ class StatsModel(BaseModel):
     tags: int
     notes: int
     vectors: int
-    missing_vectors: int
+    missing_vectors: int = Field(description="Papers without a current vector of the active embedder.")
     embedder: str
     topics: int
+    missing_cards: int = Field(
+        description="Papers without a full card of the current extractor version (first cards included)."
+    )
+    first_cards: int = Field(description="Papers holding only the quick card an ingest writes first.")
+    missing_topics: int = Field(
+        description="Papers with no assignment in the stored topic fit (0 before a fit)."
+    )
+    topics_fitted: bool = Field(description="Whether topics have been fitted.")
+    unfinished: int = Field(
+        description="missing_cards + missing_vectors + missing_topics: 0 when every stage is done."
+    )
     by_venue: list[ByVenue]
 
 

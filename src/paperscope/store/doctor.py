@@ -1,0 +1,337 @@
+"""``paperscope doctor``: check a library file and repair what can be repaired in place.
+
+Checks, in order (:func:`check`):
+
+- ``integrity``: SQLite's ``PRAGMA integrity_check`` (every page, index and constraint) and
+  FTS5's own ``integrity-check`` of the lexical index ``papers_fts``.
+- ``fts``: ``papers_fts`` holds exactly one row per paper (none missing, none extra).
+- ``cards``: every paper has a full card of the current extractor version (a quick first card
+  or an older version is not current).
+- ``vectors``: every paper has a vector of the active embedder for its current text.
+- ``orphans``: no source, card, vector, near-duplicate key or topic assignment of a paper that
+  is not stored.
+- ``topics`` (a note, never a problem: topics are fitted on request): papers with no
+  assignment in the stored fit.
+- ``marks`` (a note): stars, tags, notes and triage states of papers not stored. They are
+  never deleted (the user's own data); they hold again when the paper is ingested again.
+
+:func:`repair_store` fixes what needs no model: it rebuilds the lexical index, reindexes, and
+deletes orphan rows. Cards and vectors are built by ``Library.doctor`` (it has the models).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..text import segment
+from . import cleanup, vectors
+
+__all__ = ["Finding", "DoctorReport", "check", "repair_store", "rebuild_fts"]
+
+#: Rows of ``PRAGMA integrity_check`` kept in a finding (SQLite stops at 100 by default).
+_MAX_INTEGRITY_LINES = 20
+#: Papers re-indexed per statement batch when the lexical index is rebuilt.
+_FTS_BATCH = 1000
+
+
+@dataclass
+class Finding:
+    """One result of a check.
+
+    Attributes:
+        check: the check's name (``integrity``, ``fts``, ``cards``, ``vectors``, ``orphans``,
+            ``topics``, ``marks``).
+        ok: True when the check found nothing wrong.
+        problem: True when what was found is a problem (it makes ``doctor`` exit non-zero);
+            notes (topics not fitted for new papers, marks of missing papers) are not.
+        message: one line saying what was found.
+        repair: how to repair it (a command), or None when nothing is to be done.
+        count: how many rows or papers the finding is about (0 when ok).
+    """
+
+    check: str
+    ok: bool
+    message: str
+    problem: bool = False
+    repair: str | None = None
+    count: int = 0
+
+
+@dataclass
+class DoctorReport:
+    """The findings of one ``doctor`` run, and what ``--repair`` did before the final check."""
+
+    findings: list[Finding]
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Finding]:
+        """The findings that are problems (non-zero exit)."""
+        return [f for f in self.findings if f.problem]
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem remains."""
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{ok, problems, findings: [...], repaired: [...]}`` for ``--json``."""
+        return {
+            "ok": self.ok,
+            "problems": len(self.problems),
+            "findings": [asdict(f) for f in self.findings],
+            "repaired": list(self.repaired),
+        }
+
+
+def check(
+    conn: sqlite3.Connection, model_id: str, extractor_version: str, command: str = "paperscope"
+) -> list[Finding]:
+    """Run every check on the open library; return one Finding per check.
+
+    Args:
+        conn: the library's connection (read-only is enough).
+        model_id: the active embedder's model id (whose vectors must be current).
+        extractor_version: the current card extractor version.
+        command: how to run paperscope on this library (``paperscope --db PATH``), for the
+            repair lines.
+
+    Reads every page once (``integrity_check``: about 1 s per 100 MB of library).
+    """
+    findings = [*_integrity(conn, command), _fts(conn, command)]
+    for name, run in (
+        ("cards", _cards),
+        ("vectors", _vectors),
+        ("orphans", _orphans),
+        ("topics", _topics),
+        ("marks", _marks),
+    ):
+        try:
+            findings.append(run(conn, command, model_id=model_id, extractor_version=extractor_version))
+        except sqlite3.DatabaseError as exc:  # a damaged table: say so, and check the others
+            findings.append(
+                Finding(
+                    name,
+                    False,
+                    f"cannot be checked: {exc}",
+                    problem=True,
+                    repair="see the integrity check's repair",
+                    count=1,
+                )
+            )
+    return findings
+
+
+def _cards(conn: sqlite3.Connection, command: str, extractor_version: str, **_: str) -> Finding:
+    (cards,) = conn.execute(
+        "SELECT count(*) FROM papers p LEFT JOIN cards c USING (paper_id)"
+        " WHERE c.extractor_version IS NULL OR c.extractor_version != ?",
+        (extractor_version,),
+    ).fetchone()
+    return (
+        Finding("cards", True, "every paper has a current card")
+        if not cards
+        else Finding(
+            "cards",
+            False,
+            f"{cards:,} papers lack a full card of extractor version {extractor_version}",
+            problem=True,
+            repair=f"`{command} doctor --repair` (or `{command} cards`)",
+            count=int(cards),
+        )
+    )
+
+
+def _vectors(conn: sqlite3.Connection, command: str, model_id: str, **_: str) -> Finding:
+    missing = vectors.count_missing_vectors(conn, model_id)
+    return (
+        Finding("vectors", True, f"every paper has a current vector of {model_id}")
+        if not missing
+        else Finding(
+            "vectors",
+            False,
+            f"{missing:,} papers lack a current vector of {model_id}",
+            problem=True,
+            repair=f"`{command} doctor --repair` (or `{command} embed`)",
+            count=missing,
+        )
+    )
+
+
+def _orphans(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
+    orphans = cleanup.orphan_counts(conn)
+    derived = {t: n for t, n in orphans.items() if n and t in cleanup.DERIVED_TABLES}
+    return (
+        Finding("orphans", True, "no row refers to a missing paper")
+        if not derived
+        else Finding(
+            "orphans",
+            False,
+            "rows of missing papers: " + ", ".join(f"{t} {n:,}" for t, n in derived.items()),
+            problem=True,
+            repair=f"`{command} doctor --repair` deletes them",
+            count=sum(derived.values()),
+        )
+    )
+
+
+def _marks(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
+    marks = {t: n for t, n in cleanup.orphan_counts(conn).items() if n and t in cleanup.MARK_TABLES}
+    return (
+        Finding("marks", True, "every mark belongs to a stored paper")
+        if not marks
+        else Finding(
+            "marks",
+            False,
+            "marks of papers not in the library (kept; they return when the paper is ingested"
+            " again): " + ", ".join(f"{t} {n:,}" for t, n in marks.items()),
+            count=sum(marks.values()),
+        )
+    )
+
+
+def _integrity(conn: sqlite3.Connection, command: str) -> list[Finding]:
+    try:
+        rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    except sqlite3.DatabaseError as exc:
+        rows = [str(exc)]
+    if rows == ["ok"]:
+        found = [Finding("integrity", True, "SQLite integrity check: ok")]
+    else:
+        shown = "; ".join(rows[:_MAX_INTEGRITY_LINES]) + (
+            f"; and {len(rows) - _MAX_INTEGRITY_LINES} more" if len(rows) > _MAX_INTEGRITY_LINES else ""
+        )
+        found = [
+            Finding(
+                "integrity",
+                False,
+                f"SQLite integrity check failed: {shown}",
+                problem=True,
+                repair=(
+                    f"`{command} doctor --repair` reindexes and rebuilds the search index; if the"
+                    " check still fails, keep a copy of the file and salvage its readable rows into"
+                    " a new one (`sqlite3 OLD.db .recover | sqlite3 NEW.db`, then"
+                    " `paperscope --db NEW.db doctor --repair`), or ingest the paper lists again"
+                ),
+                count=len(rows),
+            )
+        ]
+    try:
+        conn.execute("SAVEPOINT doctor_fts")
+        try:
+            conn.execute("INSERT INTO papers_fts (papers_fts, rank) VALUES ('integrity-check', 1)")
+        finally:
+            conn.execute("ROLLBACK TO doctor_fts")
+            conn.execute("RELEASE doctor_fts")
+    except sqlite3.DatabaseError as exc:
+        if "readonly" not in str(exc) and "read-only" not in str(exc):
+            found.append(
+                Finding(
+                    "integrity",
+                    False,
+                    f"the lexical index papers_fts is damaged: {exc}",
+                    problem=True,
+                    repair=f"`{command} doctor --repair` rebuilds it",
+                    count=1,
+                )
+            )
+    return found
+
+
+def _fts(conn: sqlite3.Connection, command: str) -> Finding:
+    try:
+        indexed: dict[str, int] = {}
+        for (pid,) in conn.execute("SELECT paper_id FROM papers_fts"):
+            indexed[pid] = indexed.get(pid, 0) + 1
+        stored = {r[0] for r in conn.execute("SELECT paper_id FROM papers")}
+    except sqlite3.DatabaseError as exc:
+        return Finding(
+            "fts",
+            False,
+            f"the lexical index cannot be read: {exc}",
+            problem=True,
+            repair=f"`{command} doctor --repair` rebuilds it",
+            count=1,
+        )
+    missing = len(stored - indexed.keys())
+    extra = sum(n for pid, n in indexed.items() if pid not in stored)
+    doubled = sum(n - 1 for pid, n in indexed.items() if n > 1 and pid in stored)
+    if not (missing or extra or doubled):
+        return Finding("fts", True, f"the lexical index holds every paper once ({len(stored):,})")
+    parts = [
+        f"{n:,} {what}"
+        for n, what in (
+            (missing, "papers missing from it"),
+            (extra, "rows of papers not stored"),
+            (doubled, "duplicate rows"),
+        )
+        if n
+    ]
+    return Finding(
+        "fts",
+        False,
+        "the lexical index papers_fts is out of sync with papers: " + ", ".join(parts),
+        problem=True,
+        repair=f"`{command} doctor --repair` rebuilds it",
+        count=missing + extra + doubled,
+    )
+
+
+def _topics(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
+    if conn.execute("SELECT 1 FROM paper_topics LIMIT 1").fetchone() is None:
+        return Finding("topics", True, f"no topics fitted yet (`{command} topics` fits them)")
+    (n,) = conn.execute(
+        "SELECT count(*) FROM papers p WHERE NOT EXISTS"
+        " (SELECT 1 FROM paper_topics t WHERE t.paper_id = p.paper_id)"
+    ).fetchone()
+    if not n:
+        return Finding("topics", True, "every paper is in the stored topic fit")
+    return Finding(
+        "topics",
+        False,
+        f"{n:,} papers were added since the topics were fitted and have no topic",
+        repair=f"`{command} topics --refit`",
+        count=int(n),
+    )
+
+
+def rebuild_fts(conn: sqlite3.Connection) -> int:
+    """Rebuild ``papers_fts`` from ``papers`` (call inside a transaction); return the rows written.
+
+    The rows are what ingest writes (:func:`paperscope.store.papers.insert_papers`): title and
+    clean text segmented for the index. About 1 s per 5,000 papers.
+    """
+    conn.execute("DELETE FROM papers_fts")
+    written = 0
+    cursor = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
+    while rows := cursor.fetchmany(_FTS_BATCH):
+        conn.executemany(
+            "INSERT INTO papers_fts (paper_id, title, body) VALUES (?,?,?)",
+            [
+                (pid, segment(title or "", for_index=True), segment(text, for_index=True))
+                for pid, title, text in rows
+            ],
+        )
+        written += len(rows)
+    return written
+
+
+def repair_store(conn: sqlite3.Connection, findings: list[Finding]) -> list[str]:
+    """Repair what ``findings`` show and needs no model (call inside a transaction).
+
+    ``REINDEX`` when the integrity check failed, a rebuilt lexical index when it is damaged or
+    out of sync, and orphan rows deleted (marks are kept). Returns one line per repair done.
+    """
+    done: list[str] = []
+    broken = {f.check for f in findings if f.problem}
+    if "integrity" in broken:
+        conn.execute("REINDEX")
+        done.append("rebuilt every index (REINDEX)")
+    if broken & {"integrity", "fts"}:
+        done.append(f"rebuilt the lexical index ({rebuild_fts(conn):,} papers)")
+    if "orphans" in broken:
+        deleted = {t: n for t, n in cleanup.delete_orphans(conn).items() if n}
+        done.append("deleted rows of missing papers: " + ", ".join(f"{t} {n:,}" for t, n in deleted.items()))
+    return done
