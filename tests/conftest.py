@@ -13,9 +13,30 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from paperscope import Library
 from paperscope.config import EXAMPLES_DIR
+
+# Hypothesis profiles of the fuzz suite (tests/fuzz), registered here so that pytest has them
+# before it configures Hypothesis whichever folder is named: ``ci`` (the default: derandomized,
+# so a red run reproduces; no example database; no deadline on a shared machine; sized for CI)
+# and ``long`` (a local soak: randomized, 20x the examples), chosen with --hypothesis-profile.
+settings.register_profile(
+    "ci",
+    max_examples=150,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long", max_examples=150 * 20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+# Hypothesis loads its own "ci" profile when it sees a CI environment; ours replaces it. A profile
+# named with --hypothesis-profile is loaded after this file and wins.
+settings.load_profile(os.environ.get("PAPERSCOPE_HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -7,8 +7,8 @@ Profiles:
   (the machine is shared). Sized so that ``pytest tests/fuzz`` takes under 2 minutes on two
   cores; the report of issue 13 gives the measured time and the examples each strategy ran.
 * ``long``: a local soak, randomized, 20× the examples: ``pytest tests/fuzz --hypothesis-profile=long``
-  (name ``tests/fuzz`` on the command line: the profile must be registered before pytest
-  configures Hypothesis, and only conftest files of the named folders are read that early).
+  (or ``pytest tests --hypothesis-profile=long``). Both are registered in ``tests/conftest.py``,
+  which pytest reads before it configures Hypothesis.
 
 Seeds: a few real records of each kind, read from ``../shared/data`` at test time; tests that
 mutate them skip (through the ``shared_data`` fixture) when the folder is missing.
@@ -20,36 +20,13 @@ import csv
 import io
 import itertools
 import json
-import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
-#: Examples per test under ``ci``; ``long`` runs ``LONG_FACTOR`` times as many.
-CI_EXAMPLES = 150
-LONG_FACTOR = 20
-
-settings.register_profile(
-    "ci",
-    max_examples=CI_EXAMPLES,
-    deadline=None,
-    database=None,
-    derandomize=True,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "long",
-    max_examples=CI_EXAMPLES * LONG_FACTOR,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-# Hypothesis loads its own "ci" profile when it sees a CI environment; ours replaces it. A
-# profile chosen with --hypothesis-profile is already loaded when this file is read late, and kept.
-if settings.get_current_profile_name() in ("default", "ci"):
-    settings.load_profile(os.environ.get("PAPERSCOPE_HYPOTHESIS_PROFILE", "ci"))
+#: Examples per test under the ``ci`` profile (registered in tests/conftest.py, with ``long``).
+CI_EXAMPLES = settings.get_profile("ci").max_examples
 
 
 def examples(n: int) -> int:
