@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -27,7 +28,9 @@ __all__ = ["cli"]
 
 
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    from .strict_json import dumps
+
+    click.echo(dumps(data, ensure_ascii=False, indent=2))
 
 
 class _LazyChoice(click.Choice):
@@ -75,6 +78,14 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except PaperscopeError as exc:
             raise click.ClickException(str(exc)) from exc
+        except sqlite3.DatabaseError as exc:
+            # A library damaged after it was opened (pages overwritten, a truncated copy), or a
+            # write that reached SQLite on a read-only file.
+            if "readonly" in str(exc):
+                raise click.ClickException(f"the library is read-only ({exc}): nothing was written") from exc
+            raise click.ClickException(
+                f"the library database cannot be read ({exc}); run `paperscope doctor` to check it"
+            ) from exc
         except KeyboardInterrupt:
             # Each file, card batch and vector batch is committed whole, so stopping loses nothing.
             click.echo(
@@ -104,7 +115,14 @@ def _library(ctx: click.Context, create: bool = False) -> Library:
             raise click.ClickException(
                 f"{path}: no library there; build one with `paperscope --db {path} ingest FILES` (or check {where})"
             )
-        obj["library"] = ctx.find_root().with_resource(Library(db))
+        library = ctx.find_root().with_resource(Library(db))
+        if library.damaged:
+            click.echo(
+                f"warning: {library.store.path} failed SQLite's quick check ({library.damaged}); it is"
+                " opened read-only: run `paperscope doctor` to see what is wrong and how to repair it",
+                err=True,
+            )
+        obj["library"] = library
     return obj["library"]
 
 
@@ -641,7 +659,7 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
     Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
     """
     from .web import create_app
-    from .web.security import LOOPBACK_HOSTS, is_loopback
+    from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES, is_loopback
 
     loopback = is_loopback(host)
     if not loopback and not token:
@@ -685,8 +703,9 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
             log_level="warning",
             timeout_graceful_shutdown=5,
             # A request line past h11's 16 KiB default got uvicorn's bare "Invalid HTTP request";
-            # up to 1 MiB reaches the app, which cuts the query with a notice.
-            h11_max_incomplete_event_size=1 << 20,
+            # up to 4 MiB reaches the app, which cuts a long query with a notice and answers
+            # a URL past MAX_URL_BYTES with a 414 in the JSON error shape.
+            h11_max_incomplete_event_size=MAX_REQUEST_LINE_BYTES,
         )
 
 
@@ -784,7 +803,7 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
         path = Path(db) if db is not None else default_db_path()
         if not path.is_file():
             raise click.ClickException(f"{path}: no library there")
-        lib = ctx.find_root().with_resource(Library(db))
+        lib = ctx.find_root().with_resource(Library(db, read_only=False))
     else:
         lib = _library(ctx)
     started = time.perf_counter()

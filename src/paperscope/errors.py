@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PaperscopeError", "InputError", "NotFound", "ModelUnavailable", "StoreError"]
+__all__ = ["PaperscopeError", "InputError", "NotFound", "ModelUnavailable", "StoreError", "ReadOnlyLibrary"]
 
 
 class PaperscopeError(Exception):
@@ -39,3 +39,13 @@ class ModelUnavailable(PaperscopeError):
 
 class StoreError(PaperscopeError):
     """The library database cannot be opened, migrated or written."""
+
+
+class ReadOnlyLibrary(StoreError):
+    """A write to a library opened read-only (read-only folder or mount, or a damaged file).
+
+    The web API answers it with 403: the request is understood and refused while the library
+    stays read-only.
+    """
+
+    http_status = 403

@@ -157,15 +157,24 @@ class Library:
         path: the database file; None means ``$PAPERSCOPE_DB`` or ``$PAPERSCOPE_HOME/library.db``.
         embedder: an embedder name from ``paperscope.index.embed.EMBEDDERS`` or an Embedder;
             None means ``$PAPERSCOPE_EMBEDDER``, else ``"minilm"``. Loaded on first use.
+        read_only: never write; None (default) opens read-only only when the file or its folder
+            cannot be written, or the file fails SQLite's quick check (see :class:`Store`).
+            A read-only library answers every read (search, show, related, topics, export,
+            serve) and refuses every write with one StoreError line; searches embed nothing.
 
     Raises:
-        StoreError: the database cannot be opened or migrated.
+        StoreError: the database cannot be opened or migrated, is empty or not a library.
 
     """
 
-    def __init__(self, path: str | Path | None = None, embedder: str | Embedder | None = None):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        embedder: str | Embedder | None = None,
+        read_only: bool | None = None,
+    ):
         self.path = Path(path) if path is not None and str(path) != ":memory:" else path
-        self.store = Store(path if path is not None else default_db_path())
+        self.store = Store(path if path is not None else default_db_path(), read_only=read_only)
         self._embedder_choice = embedder or os.environ.get("PAPERSCOPE_EMBEDDER") or "minilm"
         self._dense: DenseIndex | None = None
         self._embedder_lock = threading.Lock()
@@ -177,9 +186,19 @@ class Library:
         self.search_notice: str | None = None
         #: Papers without a vector that one search may embed, and the wall seconds it may spend on
         #: them; the web server sets 0 so a request never embeds (its ingest job does).
-        self.search_embed_max_papers = SEARCH_EMBED_MAX_PAPERS
+        self.search_embed_max_papers = 0 if self.store.read_only else SEARCH_EMBED_MAX_PAPERS
         self.search_embed_budget_s = SEARCH_EMBED_BUDGET_S
         self._embedder_name = self._embedder_choice if isinstance(self._embedder_choice, str) else None
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this library is read-only (one phrase), or None when it can be written."""
+        return self.store.read_only
+
+    @property
+    def damaged(self) -> str | None:
+        """What SQLite's quick check found when the file failed it (then read-only), else None."""
+        return self.store.damaged
 
     @property
     def embedder_name(self) -> str | None:
@@ -222,6 +241,7 @@ class Library:
         from .extract import build_first_card
         from .ingest import ingest_paths
 
+        self.store.require_writable()
         before = self.store.conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()[0]
         report = ingest_paths(
             self.store,
@@ -819,7 +839,7 @@ class Library:
         if progress is None:
             progress = sys.stderr.isatty()
         index = self._loaded_dense_index()
-        if len(index) < len(self) and self.missing_vectors():
+        if len(index) < len(self) and not self.store.read_only and self.missing_vectors():
             self.embed(progress=progress)
             index = self._loaded_dense_index()
         return index
@@ -1114,8 +1134,11 @@ class Library:
         Raises:
             ModelUnavailable: no embeddings were given and the embedding model is not installed.
             InputError: an embedded paper_id is not in the library, or the embeddings are bad.
+            StoreError: the library is read-only.
         """
         import numpy as np
+
+        self.store.require_writable()
 
         from .topics import fit_topics
 

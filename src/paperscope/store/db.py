@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import sys
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import ReadOnlyLibrary, StoreError
+from . import health
 from .migrations import MIGRATIONS
 
 __all__ = ["Store", "SCHEMA_VERSION", "BUSY_TIMEOUT_S", "WAIT_MESSAGE"]
@@ -31,35 +34,110 @@ class Store:
 
     Args:
         path: database file, created with its parent folders if missing; ``":memory:"`` for tests.
+        read_only: open without writing; None (default) decides: read-only when the file or its
+            folder cannot be written (a read-only mount or copy) or fails the quick check,
+            read-write otherwise. False opens even a damaged file for writing (for repairs).
+
+    A read-only library opens with SQLite's ``mode=ro``, or ``immutable=1`` when the WAL side
+    files cannot be created beside it. An existing file that fails SQLite's quick check
+    (:mod:`paperscope.store.health`) is opened read-only too, with :attr:`damaged` saying why.
+    Any write then raises StoreError with one line saying the library is read-only.
+
+    Attributes:
+        read_only: why the library is read-only (one phrase), or None when it is writable.
+        damaged: the quick check's finding when the file failed it, else None.
 
     Raises:
-        StoreError: the file cannot be opened, is not a paperscope library, or was written by a
-            newer paperscope (its schema version is above ``SCHEMA_VERSION``).
+        StoreError: the file cannot be opened, is empty (0 bytes), is not a paperscope library,
+            was written by a newer paperscope (its schema version is above ``SCHEMA_VERSION``),
+            or is read-only and needs a migration.
 
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool | None = None):
         self.path = str(path)
+        self.read_only: str | None = None
+        self.damaged: str | None = None
+        self._verified = False
         try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
-            )
+            if self.path == ":memory:":
+                self._connect(self.path)
+            else:
+                self._open_file(Path(self.path), read_only)
             self.conn.row_factory = sqlite3.Row
-            self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            self.conn.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open library database: {exc}") from exc
 
+    def _connect(self, target: str, uri: bool = False) -> None:
+        self.conn = sqlite3.connect(
+            target, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S, uri=uri
+        )
+
+    def _open_file(self, file: Path, read_only: bool | None) -> None:
+        explicit_write = read_only is False
+        exists = file.exists()
+        if exists:
+            health.check_file(file)
+        elif read_only:
+            raise StoreError(f"{file}: no library there")
+        if read_only is None and exists:
+            read_only = not (os.access(file, os.W_OK) and os.access(file.parent, os.W_OK))
+            reason = "its file or folder cannot be written (a read-only mount or copy)"
+        else:
+            reason = "opened read-only"
+        if read_only:
+            self._open_read_only(file, reason)
+            return
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"{file.parent}: cannot create the library folder: {exc.strerror or exc}"
+            ) from exc
+        verified = not exists or health.is_verified(file)
+        self._connect(str(file))
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        if verified:
+            self._verified = True
+            return
+        problem = health.quick_check(self.conn)
+        if problem is None:
+            self._verified = True
+            health.record_verified(file)
+            return
+        self.damaged = problem
+        if explicit_write:
+            return  # `doctor --repair` opens a damaged library to repair it
+        self.conn.close()
+        self._open_read_only(file, "it failed SQLite's quick check")
+
+    def _open_read_only(self, file: Path, reason: str) -> None:
+        """Open with ``mode=ro``; fall back to ``immutable=1`` when the WAL side files cannot exist."""
+        base = "file:" + urllib.parse.quote(str(file.resolve()))
+        self.read_only = reason
+        self._connect(base + "?mode=ro", uri=True)
+        try:
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            self.conn.close()
+            self._connect(base + "?immutable=1", uri=True)
+
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        health.check_ours(self.conn, self.path, version)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: schema version {version} is newer than this paperscope "
                 f"understands ({SCHEMA_VERSION}); upgrade paperscope"
+            )
+        if version < SCHEMA_VERSION and self.read_only:
+            raise StoreError(
+                f"{self.path}: this library has schema version {version} and needs upgrading to"
+                f" {SCHEMA_VERSION}, but it is read-only ({self.read_only}); open it once where it"
+                " can be written"
             )
         for number in range(version, SCHEMA_VERSION):
             with self.transaction():
@@ -81,6 +159,7 @@ class Store:
         :data:`WAIT_MESSAGE` once on stderr after the first ``_QUIET_WAIT_S``.
 
         Raises:
+            ReadOnlyLibrary: the library is read-only (:attr:`read_only`).
             StoreError: the lock stayed taken for ``BUSY_TIMEOUT_S`` seconds.
         """
         self._begin_immediate()
@@ -94,8 +173,7 @@ class Store:
 
     def _begin_immediate(self) -> None:
         """Take the write lock (``BEGIN IMMEDIATE``), waiting for other writers as documented above."""
-        if getattr(self, "read_only", None):
-            raise StoreError(f"{self.path}: the library is read-only ({self.read_only}); nothing was written")
+        self.require_writable()
         started = time.monotonic()
         wait_s = _QUIET_WAIT_S
         try:
@@ -120,6 +198,17 @@ class Store:
         finally:
             self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
+    def require_writable(self) -> None:
+        """Raise ReadOnlyLibrary (a StoreError) with one line when the library is read-only."""
+        if self.read_only is None:
+            return
+        hint = (
+            "run `paperscope doctor` to see what is wrong and how to repair it"
+            if self.damaged
+            else "nothing was written; copy it to a folder you can write to change it"
+        )
+        raise ReadOnlyLibrary(f"{self.path}: the library is read-only ({self.read_only}): {hint}")
+
     def count(self, table: str) -> int:
         """Return the number of rows in ``table`` (one of the schema's tables)."""
         if table not in _TABLES:
@@ -127,8 +216,15 @@ class Store:
         return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
     def close(self) -> None:
-        """Close the connection; the file stays consistent (WAL is checkpointed by SQLite)."""
+        """Close the connection; the file stays consistent (WAL is checkpointed by SQLite).
+
+        A library that passed the quick check when it was opened has its new stamp recorded, so
+        the next open skips the check (:mod:`paperscope.store.health`).
+        """
         self.conn.close()
+        if self._verified and self.path != ":memory:":
+            health.record_verified(Path(self.path))
+            self._verified = False
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

@@ -1,0 +1,148 @@
+"""Is a file a healthy paperscope library? Header and ownership checks, and SQLite's quick check, cached.
+
+A library file is refused (``StoreError``) when it is empty (0 bytes: SQLite would silently make
+it a new library) or is not an SQLite database; an SQLite database of another program (tables but
+no paperscope schema) is refused by :func:`check_ours`.
+
+``PRAGMA quick_check`` reads every page (2.75 s cold, 0.18 s warm for a 225 MB library of 21k
+papers on this machine), far more than a cold search may spend. So the check runs only when the
+file changed since it last passed: a *stamp* (size, modification time and inode of the database
+file; changes that sit in the ``-wal`` file are SQLite's own, replayed or discarded whole) is recorded in ``cache_dir()/checked-libraries.json`` when a check passes and
+when a paperscope process closes a library it verified, so a file changed by anything else — a
+crash mid-write, a copy, a disk fault — is checked again on its next open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from ..config import cache_dir
+from ..errors import StoreError
+
+__all__ = [
+    "SQLITE_HEADER",
+    "check_file",
+    "check_ours",
+    "quick_check",
+    "Stamp",
+    "stamp_of",
+    "is_verified",
+    "record_verified",
+]
+
+#: The first 16 bytes of every SQLite 3 database file (https://www.sqlite.org/fileformat.html §1.3.1).
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Stamps kept in the cache file (the most recently verified libraries).
+_MAX_STAMPS = 200
+_STAMPS_FILE = "checked-libraries.json"
+#: Problems quick_check may list before it stops (the message shows the first few).
+_QUICK_CHECK_ROWS = 20
+
+Stamp = list[int]
+
+
+def check_file(path: Path) -> None:
+    """Refuse an existing file that cannot be a library: empty, unreadable, or not SQLite.
+
+    Raises:
+        StoreError: the file is 0 bytes, cannot be read, or does not start with the SQLite header.
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the library file: {exc.strerror or exc}") from exc
+    if not head:
+        raise StoreError(
+            f"{path}: the file is empty (0 bytes), not a paperscope library; refusing to reuse it"
+            " (delete it, or give --db a new file name)"
+        )
+    if head != SQLITE_HEADER:
+        raise StoreError(
+            f"{path}: not a paperscope library (not an SQLite database); give --db a library file"
+            " or a new file name"
+        )
+
+
+def check_ours(conn: sqlite3.Connection, path: str, version: int) -> None:
+    """Refuse an SQLite database that another program wrote.
+
+    Args:
+        conn: the open database.
+        path: its file, for the message.
+        version: its ``PRAGMA user_version`` (0 for a new or foreign database).
+
+    Raises:
+        StoreError: the database has tables but no paperscope ``papers`` table.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables or (version > 0 and "papers" in tables):
+        return
+    shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
+    raise StoreError(
+        f"{path}: an SQLite database of another program (tables: {shown}), not a paperscope library;"
+        " give --db a library file or a new file name"
+    )
+
+
+def quick_check(conn: sqlite3.Connection) -> str | None:
+    """Run ``PRAGMA quick_check``; return None when the file is sound, else its first problems in one line."""
+    try:
+        rows = [r[0] for r in conn.execute(f"PRAGMA quick_check({_QUICK_CHECK_ROWS})")]
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    if rows == ["ok"]:
+        return None
+    return "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3 else "")
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """Return the stamp of a library file: its size (bytes), mtime (ns) and inode; None if unreadable."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _stamps_path() -> Path:
+    return cache_dir() / _STAMPS_FILE
+
+
+def _load() -> dict[str, Stamp]:
+    try:
+        data = json.loads(_stamps_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def is_verified(path: Path) -> bool:
+    """Return True when ``path`` passed the quick check and has not changed since."""
+    stamp = stamp_of(path)
+    return stamp is not None and _load().get(str(path.resolve())) == stamp
+
+
+def record_verified(path: Path) -> None:
+    """Record ``path``'s current stamp as checked (best effort: an unwritable cache only costs re-checks)."""
+    stamp = stamp_of(path)
+    if stamp is None:
+        return
+    stamps = _load()
+    key = str(path.resolve())
+    stamps.pop(key, None)
+    stamps[key] = stamp
+    if len(stamps) > _MAX_STAMPS:
+        stamps = dict(list(stamps.items())[-_MAX_STAMPS:])
+    target = _stamps_path()
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".checked-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(stamps, handle)
+        os.replace(tmp, target)
