@@ -81,10 +81,12 @@ class _Group(click.Group):
         except sqlite3.DatabaseError as exc:
             # A library damaged after it was opened (pages overwritten, a truncated copy), or a
             # write that reached SQLite on a read-only file.
-            if "readonly" in str(exc):
-                raise click.ClickException(f"the library is read-only ({exc}): nothing was written") from exc
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reason = reason if len(reason) <= 120 else reason[:100] + "…"  # a damaged row's bytes
+            if "readonly" in reason:
+                raise click.ClickException(f"the library is read-only ({reason}): nothing was written") from exc
             raise click.ClickException(
-                f"the library database cannot be read ({exc}); run `paperscope doctor` to check it"
+                f"the library database cannot be read ({reason}); run `paperscope doctor` to check it"
             ) from exc
         except KeyboardInterrupt:
             # Each file, card batch and vector batch is committed whole, so stopping loses nothing.

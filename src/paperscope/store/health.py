@@ -98,7 +98,15 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
         return str(exc)
     if rows == ["ok"]:
         return None
-    return "; ".join(rows[:3]) + (f" (and {len(rows) - 3} more)" if len(rows) > 3 else "")
+    # A row may hold several lines ("*** in database main ***\nOn tree page 244 cell 97: …").
+    problems = [
+        p.strip() for row in rows for p in str(row).splitlines() if p.strip() and not p.startswith("***")
+    ]
+    shown = "; ".join(problems[:2])
+    more = len(problems) - 2
+    return shown + (
+        f" and {more}{'+' if len(problems) >= _QUICK_CHECK_ROWS else ''} more" if more > 0 else ""
+    )
 
 
 def stamp_of(path: Path) -> Stamp | None:
