@@ -38,17 +38,26 @@ def test_csv_tag_filter_and_columns(marked) -> None:
     rows = list(csv.DictReader(io.StringIO("".join(lib.export("csv", tag="to-read")))))
     assert sorted(r["paper_id"] for r in rows) == sorted(ids[1:])
     row = next(r for r in rows if r["paper_id"] == ids[1])
-    assert (row["starred"], row["tags"], row["note"]) == ("yes", "to-read", "R&D: compare 50% budgets")
+    assert (row["starred"], row["user_tags"], row["note"]) == ("yes", "to-read", "R&D: compare 50% budgets")
     assert row["venue"] == "ICML" and row["year"] == "2026"
+    assert row["abstract"] and row["citation_key"].startswith("icml2026") and row["title"] == ""
 
 
 def test_bibtex_parses_back_with_escaped_specials(marked) -> None:
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
     lib, ids = marked
     text = "".join(lib.export("bibtex", starred=True, tag="to-read"))
-    parsed = bibtexparser.parse_string(text)
-    assert [e.key for e in parsed.entries] == [f"paperscope:{ids[1]}"]
+    assert r"R\&D: compare 50\% budgets" in text
+    parsed = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
+    assert [e.key for e in parsed.entries] == [lib.citation_keys()[ids[1]]]
     entry = parsed.entries[0]
-    assert entry["note"] == r"R\&D: compare 50\% budgets"
+    assert entry.entry_type == "inproceedings"
+    assert (
+        entry["booktitle"] == "International Conference on Machine Learning" and entry["publisher"] == "PMLR"
+    )
+    # A title-less list: the label is the title, and the note says so after the user's note.
+    assert entry["note"].startswith("R&D: compare 50% budgets") and "no title" in entry["note"]
     assert entry["year"] == "2026" and entry["keywords"] == "to-read"
 
 

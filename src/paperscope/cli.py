@@ -552,16 +552,40 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--format", "fmt", type=_LazyChoice(_export_names), default="jsonl", show_default=True)
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
+@click.option("--state", default=None, help="Only papers with this triage state (keep, maybe, reject).")
+@click.option("--topic", "topic_id", type=int, default=None, help="Only papers of this topic or subtopic id.")
+@click.option(
+    "--ids",
+    "ids_file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="Only the paper_ids in this file (one per line; - for stdin).",
+)
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="File (default stdout)."
 )
 @click.pass_context
-def export(ctx: click.Context, fmt: str, starred: bool, tag: str | None, out: Path | None) -> None:
-    """Export papers (all, or a reading list of starred/tagged ones) as jsonl, csv, bibtex or markdown.
+def export(
+    ctx: click.Context,
+    fmt: str,
+    starred: bool,
+    tag: str | None,
+    state: str | None,
+    topic_id: int | None,
+    ids_file: Any,
+    out: Path | None,
+) -> None:
+    """Export papers (all, or the starred/tagged/triaged ones, a topic, a list of ids).
 
-    Example: paperscope export --format markdown --starred --out reading-list.md
+    Formats: jsonl, csv, bibtex, ris, csl-json (Zotero, Pandoc), markdown. Citation keys
+    (lastname2026firstword) are the same in every export of this library.
+
+    Example: paperscope export --format bibtex --state keep --out keep.bib
     """
-    chunks = _library(ctx).export(fmt, starred=starred, tag=tag)
+    ids = [line.split()[0] for line in ids_file if line.strip()] if ids_file is not None else None
+    chunks = _library(ctx).export(
+        fmt, starred=starred, tag=tag, state=state, topic_id=topic_id, paper_ids=ids
+    )
     if out is None:
         for chunk in chunks:
             click.echo(chunk, nl=False)
@@ -573,6 +597,43 @@ def export(ctx: click.Context, fmt: str, starred: bool, tag: str | None, out: Pa
         handle.writelines(chunks)
     tmp.replace(out)
     click.echo(f"wrote {out}", err=True)
+
+
+@_command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def backup(ctx: click.Context, path: Path) -> None:
+    """Back up the marks (stars, tags, notes, triage states) to a JSON file.
+
+    Example: paperscope backup marks.json
+    """
+    count = _library(ctx).backup(path)
+    click.echo(f"backed up the marks of {count:,} papers to {path}")
+
+
+@_command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def restore(ctx: click.Context, path: Path, as_json: bool) -> None:
+    """Restore marks from a backup, matching papers by paper_id, else by title and abstract.
+
+    Example: paperscope restore marks.json
+    """
+    report = _library(ctx).restore(path)
+    if as_json:
+        _emit_json(report.to_dict())
+        return
+    click.echo(
+        f"restored the marks of {report.by_id + report.by_content:,} of {report.entries:,} papers"
+        f" ({report.by_id:,} by paper_id, {report.by_content:,} by content)"
+    )
+    if report.notes_replaced:
+        click.echo(f"  {report.notes_replaced:,} notes replaced by the backup's")
+    if report.unmatched:
+        click.echo(f"  {len(report.unmatched):,} not in this library:")
+        for entry in report.unmatched:
+            click.echo(f"    {entry['paper_id']}  {entry['title'] or '(no title)'}")
 
 
 _DEMO_QUERIES = ["dataset distillation", "CIFAR-10", "low-precision FP4 training", "机器遗忘", "剪枝"]

@@ -1044,34 +1044,105 @@ class Library:
         """Return every tag with the number of papers carrying it, most used first."""
         return marks.tag_counts(self.store.conn)
 
-    def export(self, fmt: str = "jsonl", starred: bool = False, tag: str | None = None) -> Iterator[str]:
-        """Yield the library (or the starred / tagged papers) as ``fmt`` text, chunk by chunk.
+    def export(
+        self,
+        fmt: str = "jsonl",
+        starred: bool = False,
+        tag: str | None = None,
+        state: str | None = None,
+        topic_id: int | None = None,
+        paper_ids: Iterable[str] | None = None,
+    ) -> Iterator[str]:
+        """Yield the library, or a selection of it, as ``fmt`` text, chunk by chunk.
 
-        Formats: jsonl, csv, bibtex, markdown (see :mod:`paperscope.triage.export`).
+        Formats: jsonl, csv, bibtex, ris, csl-json, markdown (see :mod:`paperscope.triage.export`).
+        The selection is every paper that is starred (``starred``), has ``tag``, has triage
+        ``state``, is in topic ``topic_id`` and is among ``paper_ids`` (ids or prefixes, e.g. a
+        search's hits), each when given; none given means the whole library. Citation keys are
+        handed out over the whole library in the order papers were added
+        (:mod:`paperscope.triage.citekeys`), so a paper's key does not depend on the selection.
 
         Raises:
-            InputError: ``fmt`` is unknown.
+            InputError: ``fmt`` or ``state`` is unknown, or an id is malformed or ambiguous.
+            NotFound: an id in ``paper_ids`` matches no paper.
 
         """
+        from .triage import EXPORT_FORMATS, export_papers
+        from .triage.citekeys import CitationKeys
+
+        if fmt not in EXPORT_FORMATS:
+            raise InputError(f"unknown export format {fmt!r}; choose one of: {', '.join(EXPORT_FORMATS)}")
+        if state is not None and state not in marks.TRIAGE_STATES:
+            raise InputError(
+                f"unknown triage state {state!r}; choose one of: {', '.join(marks.TRIAGE_STATES)}"
+            )
         conn = self.store.conn
-        keep = marks.marked_ids(conn, starred=starred, tag=tag) if starred or tag else None
-        selected = (p for p in self.papers() if keep is None or p.paper_id in keep)
+        keep: set[str] | None = marks.marked_ids(conn, starred=starred, tag=tag) if starred or tag else None
+        for chosen in (
+            {p for p in marks.marked_in_order(conn, "triaged") if marks.triage_of(conn, p) == state}
+            if state is not None
+            else None,
+            self.topic_members(topic_id) if topic_id is not None else None,
+            {papers.resolve_paper_id(conn, p) for p in paper_ids} if paper_ids is not None else None,
+        ):
+            if chosen is not None:
+                keep = chosen if keep is None else keep & chosen
         assigned = self.paper_topics()
-        keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
+        topic_keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
+        keys = CitationKeys()
 
-        def info(paper: Paper) -> dict[str, Any]:
-            topic = assigned.get(paper.paper_id)
-            return {
-                "marks": self.marks(paper.paper_id),
-                "topic": {k: topic[k] for k in keys} if topic else None,
-            }
+        def selected() -> Iterator[tuple[Paper, dict[str, Any]]]:
+            for paper in self.papers():  # every paper, in rowid order: the keys depend on it
+                key = keys.add(paper)
+                if keep is not None and paper.paper_id not in keep:
+                    continue
+                topic = assigned.get(paper.paper_id)
+                yield (
+                    paper,
+                    {
+                        "marks": self.marks(paper.paper_id),
+                        "topic": {k: topic[k] for k in topic_keys} if topic else None,
+                        "key": key,
+                    },
+                )
 
-        try:
-            from .triage import export_papers
+        return export_papers(selected(), fmt)
 
-            return export_papers(((p, info(p)) for p in selected), fmt)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+    def backup(self, path: str | Path) -> int:
+        """Write the marks (stars, tags, notes, triage states) to a JSON file; return papers written.
+
+        See :mod:`paperscope.triage.backup` for the file and how :meth:`restore` matches papers.
+
+        Raises:
+            InputError: the folder of ``path`` does not exist.
+        """
+        from .triage.backup import write_backup
+
+        return write_backup(self.store.conn, Path(path))
+
+    def restore(self, path: str | Path) -> Any:
+        """Apply a marks backup to this library, matching papers by paper_id, else by content.
+
+        Returns:
+            a :class:`paperscope.triage.backup.RestoreReport` (matched by id, by content, and
+            the entries not matched, with titles).
+
+        Raises:
+            InputError: the file is missing or not a marks backup.
+            ReadOnlyLibrary: the library is read-only.
+        """
+        from .triage.backup import read_backup, restore_marks
+
+        entries = read_backup(Path(path))
+        with self.store.transaction() as conn:
+            return restore_marks(conn, entries, str(path))
+
+    def citation_keys(self) -> dict[str, str]:
+        """Return ``{paper_id: citation key}`` for the whole library (see :mod:`paperscope.triage.citekeys`)."""
+        from .triage.citekeys import CitationKeys
+
+        keys = CitationKeys()
+        return {paper.paper_id: keys.add(paper) for paper in self.papers()}
 
     def recommend(self, limit: int = 10, tag: str | None = None) -> list[Hit]:
         """Recommend unmarked papers like the starred ones (or the ones tagged ``tag``).

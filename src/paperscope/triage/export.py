@@ -1,40 +1,31 @@
-"""Reading-list exports: JSON Lines, CSV, BibTeX and a markdown checklist."""
+"""Reading-list exports: the registry of formats, and the JSON Lines and Markdown writers.
+
+The reference-manager formats live in their own modules: BibTeX (:mod:`.bibtex_out`), RIS
+(:mod:`.ris_out`), CSL-JSON (:mod:`.csl_out`) and CSV (:mod:`.csv_out`); they share
+:func:`.entry.entry_of` (title, own page, code link, note) and the library-wide citation keys of
+:mod:`.citekeys`, which :meth:`paperscope.Library.export` puts in each paper's ``info["key"]``.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import bibtexparser
-from bibtexparser.model import Entry, Field
-
 from .. import strict_json
 from ..models import Paper
+from .bibtex_out import write_bibtex
+from .csl_out import write_csl_json
+from .csv_out import write_csv
+from .entry import entry_of
+from .ris_out import write_ris
 
 __all__ = ["EXPORT_FORMATS", "export_papers"]
 
-#: What export knows of a paper beside the Paper: ``{"marks": {starred, tags, note},
-#: "topic": {topic_id, topic, subtopic_id, subtopic, is_outlier} or None}``.
+#: What export knows of a paper beside the Paper: ``{"marks": {starred, tags, note, triage},
+#: "topic": {topic_id, topic, subtopic_id, subtopic, is_outlier} or None, "key": citation key}``
+#: (``key`` optional: without it an entry's key is ``paperscope`` + its paper_id).
 Info = dict[str, Any]
-_CSV_COLUMNS = [
-    "paper_id",
-    "label",
-    "title",
-    "venue",
-    "year",
-    "decision",
-    "method_names",
-    "code_urls",
-    "sources",
-    "topic",
-    "starred",
-    "tags",
-    "note",
-]
-_BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 
 
 def _row(paper: Paper, info: Info) -> dict[str, Any]:
@@ -44,63 +35,6 @@ def _row(paper: Paper, info: Info) -> dict[str, Any]:
 def _jsonl(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
     for paper, info in papers:
         yield strict_json.dumps(_row(paper, info), ensure_ascii=False) + "\n"
-
-
-def _csv(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_CSV_COLUMNS)
-    for paper, info in papers:
-        card, marks, topic = paper.card, info["marks"], info.get("topic")
-        writer.writerow(
-            [
-                paper.paper_id,
-                paper.label,
-                paper.title or "",
-                paper.venue or "",
-                paper.year or "",
-                paper.decision or "",
-                "; ".join(card.method_names) if card else "",
-                " ".join(card.code_urls) if card else "",
-                "; ".join(f"{s.file_name}:{s.line}" for s in paper.sources),
-                topic["topic"] if topic else "",
-                "yes" if marks["starred"] else "",
-                "; ".join(marks["tags"]),
-                marks["note"] or "",
-            ]
-        )
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    rest = buffer.getvalue()
-    if rest:
-        yield rest
-
-
-def _bib_escape(value: str) -> str:
-    return _BIBTEX_SPECIAL.sub(r"\\\1", value)
-
-
-def _bibtex(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
-    for paper, info in papers:
-        marks = info["marks"]
-        fields = [Field("title", "{" + _bib_escape(paper.title or paper.label) + "}")]
-        if paper.authors:
-            fields.append(Field("author", _bib_escape(" and ".join(paper.authors))))
-        if paper.venue:
-            fields.append(Field("howpublished", _bib_escape(paper.venue)))
-        if paper.year:
-            fields.append(Field("year", str(paper.year)))
-        urls = (paper.card.code_urls if paper.card else []) or paper.urls
-        if urls:
-            fields.append(Field("url", urls[0]))
-        if marks["tags"]:
-            fields.append(Field("keywords", _bib_escape(", ".join(marks["tags"]))))
-        if marks["note"]:
-            fields.append(Field("note", _bib_escape(marks["note"])))
-        fields.append(Field("abstract", _bib_escape(paper.clean_text)))
-        library = bibtexparser.Library([Entry("misc", f"paperscope:{paper.paper_id}", fields)])
-        yield bibtexparser.write_string(library).strip() + "\n\n"
 
 
 #: What Markdown reads as markup inside a line: emphasis, code, links, strikethrough, raw HTML
@@ -123,8 +57,11 @@ def _markdown(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
         if venue:
             line += f" ({_md(venue)})"
         line += f" `{paper.paper_id}`"
-        if paper.card and paper.card.code_urls:
-            line += f" — code: <{paper.card.code_urls[0].replace('>', '%3E')}>"
+        entry = entry_of(paper, info)
+        if entry.url:
+            line += f" — <{entry.url}>"
+        if entry.code_url:
+            line += f" — code: <{entry.code_url}>"
         if marks["tags"]:
             line += " — " + " ".join(f"#{_md(t)}" for t in marks["tags"])
         yield line + "\n"
@@ -138,9 +75,11 @@ def _markdown(papers: Iterable[tuple[Paper, Info]]) -> Iterator[str]:
 #: Every ``paperscope export --format`` choice and the writer behind it.
 EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Info]]], Iterator[str]]] = {
     "jsonl": _jsonl,
-    "csv": _csv,
-    "bibtex": _bibtex,
+    "csv": write_csv,
+    "bibtex": write_bibtex,
     "markdown": _markdown,
+    "ris": write_ris,
+    "csl-json": write_csl_json,
 }
 
 

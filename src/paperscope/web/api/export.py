@@ -22,6 +22,7 @@ MEDIA_TYPES = {
     "bibtex": ("application/x-bibtex", "bib"),
     "markdown": ("text/markdown", "md"),
     "ris": ("application/x-research-info-systems", "ris"),
+    "csl-json": ("application/vnd.citationstyles.csl+json", "json"),
 }
 
 
@@ -40,22 +41,26 @@ def export(
     format: Annotated[str, Query(description=f"one of: {', '.join(EXPORT_FORMATS)}")] = "jsonl",  # noqa: A002
     starred: Annotated[bool, Query(description="only the starred papers")] = False,
     tag: Annotated[str | None, Query(max_length=200, description="only papers with this tag")] = None,
+    state: Annotated[
+        str | None, Query(max_length=20, description="only papers with this triage state")
+    ] = None,
 ) -> Response:
-    """Download the library (or its starred / ``tag``-ged papers) as ``format``.
+    """Download the library (or its starred / ``tag``-ged / ``state`` papers) as ``format``.
 
     The answer is an attachment (``Content-Disposition``) named
-    ``paperscope-YYYY-MM-DD[-starred][-TAG].EXT`` with the format's media type, UTF-8; sources
-    are file names only. Errors: 400 an unknown format (the message lists them).
+    ``paperscope-YYYY-MM-DD[-starred][-TAG][-STATE].EXT`` with the format's media type, UTF-8; sources
+    are file names only. Errors: 400 an unknown format or state (the message lists them).
     """
     if format not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {format!r}; choose one of: {', '.join(EXPORT_FORMATS)}")
     with library_of(request) as lib:
         # Joined inside the checkout: the chunks are read from this Library's connection.
-        body = "".join(lib.export(format, starred=starred, tag=tag or None))
+        body = "".join(lib.export(format, starred=starred, tag=tag or None, state=state or None))
     media, ext = media_type_of(format)
     parts = ["paperscope", date.today().isoformat()]
     parts += ["starred"] if starred else []
     parts += [_slug(tag)] if tag and _slug(tag) else []
+    parts += [_slug(state)] if state and _slug(state) else []
     headers: dict[str, Any] = {"Content-Disposition": f'attachment; filename="{"-".join(parts)}.{ext}"'}
     return Response(body.encode("utf-8"), media_type=f"{media}; charset=utf-8", headers=headers)
 

@@ -1,0 +1,149 @@
+r"""BibTeX export: ``@inproceedings``/``@article``/``@misc`` entries that parse back to the same text.
+
+Text is escaped with pylatexenc's encoder (``latexencode.UnicodeToLatexEncoder``) under a rule set
+chosen so that the two LaTeX-aware readers we test with, bibtexparser's ``LatexDecodingMiddleware``
+(pylatexenc's ``latex2text``) and pybtex's ``Text.from_latex`` (latexcodec), read each field back
+as the same text after whitespace normalisation, and BibTeX's brace counting stays balanced:
+
+* ``& % # _ $`` → ``\&`` …, a backslash → ``\textbackslash{}``, ``~`` → ``\textasciitilde{}``;
+* TeX ligatures are broken so they stay literal: ``--`` → ``-{}-``, two backquotes or two
+  apostrophes → ``\`{}\```, ``'{}'``, ``!\``` → ``!{}\```;
+* literal braces → ``\{``/``\}`` when the field's braces pair up, else ``\lbrace{}``/``\rbrace{}``
+  (an unpaired ``\{`` would end the field early for BibTeX);
+* ``^`` is written as it is: both readers keep it, while its escapes come back changed
+  (``\textasciicircum{}`` as ``ˆ`` U+02C6 from pylatexenc, ``\^{}`` as nothing); a title with
+  a bare ``^`` ("A^2TG") needs math mode to typeset, as its source meant;
+* every other character, accents and CJK included, stays UTF-8 (biber, Zotero and BibTeX with
+  ``inputenc`` read it).
+
+pybtex's decoder (latexcodec) has no escape for ``$``, ``{`` or ``}``: it reads ``\$`` back as
+``\$`` and ``\{`` as ``\``. Those are the only characters whose text differs through pybtex.
+
+In titles, words with a capital after their first letter ("LLMs", "MoNet", "GPT-4") are braced so
+styles that lower-case titles keep them. URLs, DOIs and arXiv ids are written verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pylatexenc.latexencode import RULE_REGEX, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
+
+from ..models import Paper
+from .entry import ExportEntry, entry_of
+
+__all__ = ["write_bibtex", "bibtex_entry", "latex_escape"]
+
+_COMMON_RULES = [
+    (re.compile(r"\\"), r"\\textbackslash{}"),
+    (re.compile(r"~"), r"\\textasciitilde{}"),
+    (re.compile(r"([&%#_$])"), r"\\\1"),
+    (re.compile(r"-(?=-)"), r"-{}"),
+    (re.compile(r"`(?=`)"), r"`{}"),
+    (re.compile(r"'(?=')"), r"'{}"),
+    (re.compile(r"([!?])(?=`)"), r"\1{}"),
+]
+_PAIRED = UnicodeToLatexEncoder(
+    conversion_rules=[
+        UnicodeToLatexConversionRule(RULE_REGEX, [*_COMMON_RULES, (re.compile(r"([{}])"), r"\\\1")])
+    ],
+    replacement_latex_protection="none",
+    unknown_char_policy="keep",
+    unknown_char_warning=False,
+)
+_UNPAIRED = UnicodeToLatexEncoder(
+    conversion_rules=[
+        UnicodeToLatexConversionRule(
+            RULE_REGEX,
+            [*_COMMON_RULES, (re.compile(r"\{"), r"\\lbrace{}"), (re.compile(r"\}"), r"\\rbrace{}")],
+        )
+    ],
+    replacement_latex_protection="none",
+    unknown_char_policy="keep",
+    unknown_char_warning=False,
+)
+_CAPITAL_INSIDE = re.compile(r"\w[^\W\d_]*[A-Z]|[A-Z].*\d|\d.*[A-Z]")
+_URL_UNSAFE = {"{": "%7B", "}": "%7D", " ": "%20"}
+
+
+def _braces_pair(text: str) -> bool:
+    depth = 0
+    for c in text:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def latex_escape(text: str) -> str:
+    """Return ``text`` as LaTeX for a braced BibTeX field value (see the module doc for the rules)."""
+    encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
+    return encoder.unicode_to_latex(text)
+
+
+def _title(text: str) -> str:
+    encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
+    words = re.split(r"(\s+)", " ".join(text.split()))
+    return "".join(
+        "{" + encoder.unicode_to_latex(w) + "}" if _CAPITAL_INSIDE.search(w) else encoder.unicode_to_latex(w)
+        for w in words
+    )
+
+
+def _author(name: str) -> str:
+    text = latex_escape(" ".join(name.split()))
+    # A comma or a lone "and" would split the name for BibTeX: keep such a name whole.
+    return "{" + text + "}" if "," in name or re.search(r"\band\b", name, re.I) else text
+
+
+def _url(url: str) -> str:
+    return "".join(_URL_UNSAFE.get(c, c) for c in url)
+
+
+def bibtex_fields(entry: ExportEntry) -> tuple[str, list[tuple[str, str]]]:
+    """Return ``(entry type, [(field, BibTeX value without the outer braces)])`` of one entry."""
+    fields = [("title", _title(entry.title))]
+    if entry.authors:
+        fields.append(("author", " and ".join(_author(a) for a in entry.authors)))
+    kind = entry.kind
+    if entry.venue and kind == "journal":
+        fields.append(("journal", latex_escape(entry.venue.name)))
+    elif entry.venue:
+        fields.append(("booktitle", latex_escape(entry.venue.name)))
+    if entry.venue and entry.venue.publisher:
+        fields.append(("publisher", latex_escape(entry.venue.publisher)))
+    if entry.year:
+        fields.append(("year", str(entry.year)))
+    if entry.url:
+        fields.append(("url", _url(entry.url)))
+    if entry.doi:
+        fields.append(("doi", _url(entry.doi)))
+    if entry.arxiv:
+        fields += [("eprint", _url(entry.arxiv)), ("archiveprefix", "arXiv")]
+    if entry.code_url:
+        fields.append(("code", _url(entry.code_url)))
+    if entry.tags:
+        fields.append(("keywords", latex_escape(", ".join(entry.tags))))
+    fields.append(("abstract", latex_escape(entry.abstract)))
+    if entry.full_note:
+        fields.append(("note", latex_escape(entry.full_note)))
+    bibtype = {"conference": "inproceedings", "journal": "article"}.get(kind, "misc")
+    return bibtype, fields
+
+
+def bibtex_entry(entry: ExportEntry) -> str:
+    """Return one BibTeX entry, ending with a blank line."""
+    bibtype, fields = bibtex_fields(entry)
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@{bibtype}{{{entry.key},\n{body}\n}}\n\n"
+
+
+def write_bibtex(papers: Iterable[tuple[Paper, dict[str, Any]]]) -> Iterator[str]:
+    """Yield one BibTeX entry per paper (``info["key"]`` is its citation key)."""
+    for paper, info in papers:
+        yield bibtex_entry(entry_of(paper, info))

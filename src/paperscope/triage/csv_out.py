@@ -1,0 +1,95 @@
+"""CSV export: one row per paper with its text, metadata, links and the user's marks.
+
+The columns are named so that ``paperscope ingest`` reads the file back as the same papers
+(``ingest.fields.FIELD_ALIASES``): ``title``, ``abstract`` (the text as the source gave it, so
+the paper_id comes out the same), ``authors`` and ``keywords`` (``; ``-separated), ``venue``,
+``year``, ``decision``, ``area``, ``link`` / ``code_url`` / ``pdf_url`` (all read as URLs), ``doi``,
+``arxiv_id`` and ``openreview_id``. The marks use names ingest ignores (``user_tags``, ``state``,
+``starred``, ``note``) so they never turn into paper keywords; ``paperscope restore`` is the way
+to carry marks across libraries. ``topic_label`` is paperscope's topic (not ``topic``, which
+ingest would read as the source's area).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..models import Paper
+from .entry import entry_of
+
+__all__ = ["CSV_COLUMNS", "write_csv"]
+
+CSV_COLUMNS = [
+    "paper_id",
+    "citation_key",
+    "label",
+    "title",
+    "authors",
+    "abstract",
+    "venue",
+    "year",
+    "decision",
+    "keywords",
+    "area",
+    "link",
+    "code_url",
+    "pdf_url",
+    "doi",
+    "arxiv_id",
+    "openreview_id",
+    "state",
+    "starred",
+    "user_tags",
+    "note",
+    "topic_label",
+    "method_names",
+    "sources",
+]
+
+
+def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
+    entry = entry_of(paper, info)
+    topic, ids = info.get("topic"), paper.external_ids or {}
+    return [
+        paper.paper_id,
+        entry.key,
+        paper.label,
+        paper.title or "",
+        "; ".join(paper.authors),
+        paper.abstract,
+        paper.venue or "",
+        paper.year or "",
+        paper.decision or "",
+        "; ".join(paper.keywords),
+        paper.source_area or "",
+        entry.url or "",
+        entry.code_url or "",
+        entry.pdf_url or "",
+        ids.get("doi", ""),
+        ids.get("arxiv", ""),
+        ids.get("openreview", ""),
+        entry.state or "",
+        "yes" if entry.starred else "",
+        "; ".join(entry.tags),
+        entry.note or "",
+        topic["topic"] if topic else "",
+        "; ".join(paper.card.method_names) if paper.card else "",
+        "; ".join(f"{s.file_name}:{s.line}" for s in paper.sources),
+    ]
+
+
+def write_csv(papers: Iterable[tuple[Paper, dict[str, Any]]]) -> Iterator[str]:
+    """Yield the header, then one CSV row per paper (LF line ends, cells quoted as needed)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for paper, info in papers:
+        writer.writerow(_row(paper, info))
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.getvalue():
+        yield buffer.getvalue()

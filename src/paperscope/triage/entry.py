@@ -1,0 +1,101 @@
+"""What every reference-manager export says about one paper, worked out once (``ExportEntry``).
+
+The BibTeX, RIS, CSL-JSON, CSV and Markdown writers take the same fields from here, so they agree
+on the title, the paper's own page, the code link and the note.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..links import paper_links
+from ..models import Paper
+from .venues import Venue, venue_info
+
+__all__ = ["ExportEntry", "entry_of", "LABEL_NOTE"]
+
+#: The note an entry carries when its title is paperscope's label (the list gave no title).
+LABEL_NOTE = "Title given by paperscope (the source list has no title)."
+#: Which link is the paper's own page, best first: the forum, the arXiv abstract, the
+#: proceedings page (any other web page the record names), the DOI resolver.
+_OWN_PAGE = ("openreview", "arxiv", "url", "doi")
+#: Decisions that mean the venue did not publish the paper: it is exported as a submission.
+_NOT_PUBLISHED = re.compile(r"reject|withdraw|desk", re.I)
+
+
+@dataclass
+class ExportEntry:
+    """One paper as the exports write it; text fields are plain Unicode (each writer escapes)."""
+
+    paper_id: str
+    key: str
+    title: str
+    title_is_label: bool
+    authors: list[str]
+    venue: Venue | None
+    year: int | None
+    abstract: str
+    url: str | None = None
+    code_url: str | None = None
+    pdf_url: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    tags: list[str] = field(default_factory=list)
+    note: str | None = None
+    state: str | None = None
+    starred: bool = False
+    submitted_to: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``"conference"``, ``"journal"`` or ``"other"`` (no venue, or a preprint server)."""
+        return self.venue.kind if self.venue else "other"
+
+    @property
+    def full_note(self) -> str | None:
+        """The user's note, then :data:`LABEL_NOTE` when the title is paperscope's label."""
+        parts = [(self.note or "").strip(), LABEL_NOTE if self.title_is_label else ""]
+        parts = [p for p in [*parts, self.submitted_to or ""] if p]
+        return "\n\n".join(parts) or None
+
+
+def entry_of(paper: Paper, info: dict[str, Any]) -> ExportEntry:
+    """Return the export fields of ``paper`` with its ``info`` (``marks``, and ``key`` when known)."""
+    card = paper.card.to_dict() if paper.card else {}
+    links = paper_links(
+        paper.urls or [],
+        paper.external_ids or {},
+        card.get("code_urls") or [],
+        card.get("project_urls") or [],
+    )
+    marks = info.get("marks") or {}
+    ids = paper.external_ids or {}
+    venue = venue_info(paper.venue)
+    submitted_to = None
+    if venue and paper.decision and _NOT_PUBLISHED.search(paper.decision):
+        # A rejected or withdrawn submission is not in the proceedings: no booktitle, an @misc.
+        submitted_to = f"Submitted to {venue.name}" + (f" {paper.year}" if paper.year else "")
+        submitted_to += f" (decision: {paper.decision})."
+        venue = None
+    return ExportEntry(
+        paper_id=paper.paper_id,
+        key=info.get("key") or f"paperscope{paper.paper_id}",
+        title=paper.title or paper.label,
+        title_is_label=not paper.title,
+        authors=list(paper.authors),
+        venue=venue,
+        year=paper.year,
+        abstract=paper.clean_text,
+        url=next((links[k] for k in _OWN_PAGE if k in links), None),
+        code_url=links.get("code"),
+        pdf_url=links.get("pdf"),
+        doi=ids.get("doi"),
+        arxiv=ids.get("arxiv"),
+        tags=list(marks.get("tags") or []),
+        note=marks.get("note"),
+        state=marks.get("triage"),
+        starred=bool(marks.get("starred")),
+        submitted_to=submitted_to,
+    )
