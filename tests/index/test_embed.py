@@ -92,7 +92,7 @@ def test_no_embed_defers_vectors_to_the_embed_command(tmp_path, icml_dir):
     runner = CliRunner()
     assert runner.invoke(cli, ["--db", db, "ingest", str(icml_dir), "--no-embed"]).exit_code == 0
     stats = runner.invoke(cli, ["--db", db, "stats"]).stdout
-    assert "vectors: 0\n" in stats and "95 papers have no vector yet: run `paperscope embed`" in stats
+    assert "vectors: 0\n" in stats and "95 papers have no current vector: run `paperscope embed`" in stats
     result = runner.invoke(cli, ["--db", db, "embed"])
     assert result.exit_code == 0
     assert result.stderr.startswith("embed: 95 papers in ")
