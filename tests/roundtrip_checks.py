@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 import bibtexparser
@@ -14,8 +15,8 @@ from paperscope.triage.venues import venue_info
 
 
 def norm(text: str | None) -> str:
-    """Whitespace-normalised text (the comparison the round trips promise)."""
-    return " ".join((text or "").split())
+    """Whitespace-normalised, NFC-composed text (the comparison the round trips promise)."""
+    return " ".join(unicodedata.normalize("NFC", text or "").split())
 
 
 def expected(paper: Paper) -> dict[str, Any]:
@@ -34,22 +35,30 @@ def expected(paper: Paper) -> dict[str, Any]:
     }
 
 
-def _strip_braces(text: str) -> str:
-    return text.replace("{", "").replace("}", "") if text.count("{") == text.count("}") else text
-
-
 def bibtexparser_fields(text: str) -> dict[str, dict[str, Any]]:
-    """Parse BibTeX with bibtexparser 2 and its LaTeX decoding: ``{key: {title, authors, venue, abstract}}``."""
+    """Parse BibTeX with bibtexparser 2 and its LaTeX decoding: ``{key: {title, authors, venue, abstract}}``.
+
+    Authors are split by bibtexparser's ``SeparateCoAuthors`` (which respects braces, so a
+    braced "A and B" stays one name) and each name decoded by the same pylatexenc decoder.
+    """
+    from bibtexparser.middlewares import SeparateCoAuthors
+    from pylatexenc.latex2text import LatexNodes2Text
+
     library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
     assert not library.failed_blocks, library.failed_blocks[:3]
+    names = {
+        e.key: e.fields_dict.get("author")
+        for e in bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors()]).entries
+    }
+    decoder = LatexNodes2Text(math_mode="verbatim")
     out = {}
     for entry in library.entries:
         fields = entry.fields_dict
-        authors = fields["author"].value.split(" and ") if "author" in fields else []
+        authors = names[entry.key].value if names.get(entry.key) else []
         venue = fields.get("booktitle") or fields.get("journal")
         out[entry.key] = {
             "title": norm(fields["title"].value),
-            "authors": [norm(_strip_braces(a)) for a in authors],
+            "authors": [norm(decoder.latex_to_text(a)) for a in authors],
             "venue": norm(venue.value) if venue else "",
             "abstract": norm(fields["abstract"].value),
         }

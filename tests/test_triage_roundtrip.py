@@ -262,6 +262,28 @@ def test_markdown_has_links_and_cli_writes_every_format(icml: Library, tmp_path:
         assert out.stat().st_size > 10_000
 
 
+def test_web_export_offers_ris_and_csl_json(icml: Library) -> None:
+    from fastapi.testclient import TestClient
+
+    from paperscope.web import create_app
+
+    pid = next(icml.papers()).paper_id
+    icml.set_triage(pid, "keep")
+    with TestClient(create_app(icml)) as client:
+        ris = client.get("/api/export", params={"format": "ris", "state": "keep"})
+        csl = client.get("/api/export", params={"format": "csl-json"})
+        page = client.get("/library")
+    assert ris.status_code == 200 and ris.headers["content-type"].startswith(
+        "application/x-research-info-systems"
+    )
+    assert ris.headers["content-disposition"].endswith('-keep.ris"')
+    assert [r["id"] for r in rispy.loads(ris.text)] == [icml.citation_keys()[pid]]
+    assert csl.headers["content-type"].startswith("application/vnd.citationstyles.csl+json")
+    assert len(csl_items(csl.text)) == 95
+    assert "format=ris" in page.text and "format=csl-json" in page.text  # the reading list's buttons
+    icml.set_triage(pid, None)
+
+
 @pytest.mark.slow
 def test_bibtex_round_trip_on_shared_data(shared_data: Path, tmp_path: Path) -> None:
     """The ICLR 2026 CSVs (4,302 papers) and ICML 2023 from airas (authors): nothing read back differs."""

@@ -14,7 +14,8 @@ as the same text after whitespace normalisation, and BibTeX's brace counting sta
   (``\textasciicircum{}`` as ``ˆ`` U+02C6 from pylatexenc, ``\^{}`` as nothing); a title with
   a bare ``^`` ("A^2TG") needs math mode to typeset, as its source meant;
 * every other character, accents and CJK included, stays UTF-8 (biber, Zotero and BibTeX with
-  ``inputenc`` read it).
+  ``inputenc`` read it), composed (NFC: "e" + U+0300 is written "è", the same text; pylatexenc
+  composes it when reading anyway).
 
 pybtex's decoder (latexcodec) has no escape for ``$``, ``{`` or ``}``: it reads ``\$`` back as
 ``\$`` and ``\{`` as ``\``. Those are the only characters whose text differs through pybtex.
@@ -26,6 +27,7 @@ styles that lower-case titles keep them. URLs, DOIs and arXiv ids are written ve
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -82,11 +84,13 @@ def _braces_pair(text: str) -> bool:
 
 def latex_escape(text: str) -> str:
     """Return ``text`` as LaTeX for a braced BibTeX field value (see the module doc for the rules)."""
+    text = unicodedata.normalize("NFC", text)
     encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
     return encoder.unicode_to_latex(text)
 
 
 def _title(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
     encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
     words = re.split(r"(\s+)", " ".join(text.split()))
     return "".join(
