@@ -38,34 +38,27 @@ from .entry import ExportEntry, entry_of
 
 __all__ = ["write_bibtex", "bibtex_entry", "latex_escape"]
 
-_COMMON_RULES = [
-    (re.compile(r"\\"), r"\\textbackslash{}"),
-    (re.compile(r"~"), r"\\textasciitilde{}"),
-    (re.compile(r"([&%#_$])"), r"\\\1"),
-    (re.compile(r"-(?=-)"), r"-{}"),
-    (re.compile(r"`(?=`)"), r"`{}"),
-    (re.compile(r"'(?=')"), r"'{}"),
-    (re.compile(r"([!?])(?=`)"), r"\1{}"),
-]
-_PAIRED = UnicodeToLatexEncoder(
-    conversion_rules=[
-        UnicodeToLatexConversionRule(RULE_REGEX, [*_COMMON_RULES, (re.compile(r"([{}])"), r"\\\1")])
-    ],
-    replacement_latex_protection="none",
-    unknown_char_policy="keep",
-    unknown_char_warning=False,
-)
-_UNPAIRED = UnicodeToLatexEncoder(
-    conversion_rules=[
-        UnicodeToLatexConversionRule(
-            RULE_REGEX,
-            [*_COMMON_RULES, (re.compile(r"\{"), r"\\lbrace{}"), (re.compile(r"\}"), r"\\rbrace{}")],
-        )
-    ],
-    replacement_latex_protection="none",
-    unknown_char_policy="keep",
-    unknown_char_warning=False,
-)
+#: The rules as one alternation (pylatexenc tries every regex rule at every character, so one
+#: pattern instead of eight makes the encoder several times faster on 20k abstracts).
+_SPECIAL = re.compile(r"[\\~&%#_${}]|-(?=-)|`(?=`)|'(?=')|[!?](?=`)")
+_ESCAPES = {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "-": "-{}", "`": "`{}", "'": "'{}"}
+_ESCAPES |= {"!": "!{}", "?": "?{}"} | {c: "\\" + c for c in "&%#_$"}
+
+
+def _encoder(braces: dict[str, str]) -> UnicodeToLatexEncoder:
+    table = _ESCAPES | braces
+    return UnicodeToLatexEncoder(
+        conversion_rules=[
+            UnicodeToLatexConversionRule(RULE_REGEX, [(_SPECIAL, lambda m: table[m.group(0)])])
+        ],
+        replacement_latex_protection="none",
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+    )
+
+
+_PAIRED = _encoder({"{": r"\{", "}": r"\}"})
+_UNPAIRED = _encoder({"{": r"\lbrace{}", "}": r"\rbrace{}"})
 _CAPITAL_INSIDE = re.compile(r"\w[^\W\d_]*[A-Z]|[A-Z].*\d|\d.*[A-Z]")
 _URL_UNSAFE = {"{": "%7B", "}": "%7D", " ": "%20"}
 
@@ -85,6 +78,8 @@ def _braces_pair(text: str) -> bool:
 def latex_escape(text: str) -> str:
     """Return ``text`` as LaTeX for a braced BibTeX field value (see the module doc for the rules)."""
     text = unicodedata.normalize("NFC", text)
+    if not _SPECIAL.search(text):
+        return text
     encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
     return encoder.unicode_to_latex(text)
 
@@ -92,11 +87,12 @@ def latex_escape(text: str) -> str:
 def _title(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
-    words = re.split(r"(\s+)", " ".join(text.split()))
-    return "".join(
-        "{" + encoder.unicode_to_latex(w) + "}" if _CAPITAL_INSIDE.search(w) else encoder.unicode_to_latex(w)
-        for w in words
-    )
+
+    def encode(word: str) -> str:
+        latex = encoder.unicode_to_latex(word) if _SPECIAL.search(word) else word
+        return "{" + latex + "}" if _CAPITAL_INSIDE.search(word) else latex
+
+    return "".join(encode(w) for w in re.split(r"(\s+)", " ".join(text.split())))
 
 
 def _author(name: str) -> str:
