@@ -190,7 +190,7 @@ def test_result_cards_show_links_chips_and_marks(site) -> None:
         assert "Starred" in _text(marks) and "to-read" in _text(marks)
         shelf = client.get("/library").text
         assert re.search(rf'<li data-paper-id="{hostile_id}">', shelf) and 'data-group="to-read"' in shelf
-        exports = re.findall(r'<a class="export button" data-format="(\w+)" href="([^"]+)"', shelf)
+        exports = re.findall(r'<a class="export button" data-format="([\w-]+)" href="([^"]+)"', shelf)
         assert [f for f, _ in exports] == list(EXPORT_FORMATS)
         assert all(unescape(h) == f"/api/export?format={f}&starred=1" for f, h in exports)
         bibtex = client.get(unescape(dict(exports)["bibtex"]))
