@@ -84,7 +84,9 @@ class _Group(click.Group):
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             reason = reason if len(reason) <= 120 else reason[:100] + "…"  # a damaged row's bytes
             if "readonly" in reason:
-                raise click.ClickException(f"the library is read-only ({reason}): nothing was written") from exc
+                raise click.ClickException(
+                    f"the library is read-only ({reason}): nothing was written"
+                ) from exc
             raise click.ClickException(
                 f"the library database cannot be read ({reason}); run `paperscope doctor` to check it"
             ) from exc

@@ -158,7 +158,9 @@ def install_body_limit(
             if scope["type"] != "http":
                 await self.inner(scope, receive, send)
                 return
-            target = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string") or b"")
+            target = len(scope.get("raw_path") or scope["path"].encode()) + len(
+                scope.get("query_string") or b""
+            )
             if target > MAX_URL_BYTES:
                 message = (
                     f"the request URL is {target:,} bytes, more than the {MAX_URL_BYTES:,} this server"
