@@ -89,6 +89,11 @@ class Store:
         if read_only:
             self._open_read_only(file, reason)
             return
+        if explicit_write and exists and not (os.access(file, os.W_OK) and os.access(file.parent, os.W_OK)):
+            raise ReadOnlyLibrary(
+                f"{file}: the library is read-only (its file or folder cannot be written): copy it to a"
+                " folder you can write to repair or change it"
+            )
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -97,6 +102,9 @@ class Store:
             ) from exc
         verified = not exists or health.is_verified(file)
         self._connect(str(file))
+        if exists:  # before WAL mode is set: a refused file is left exactly as it was
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+            health.check_ours(self.conn, str(file), version)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("PRAGMA foreign_keys = ON")
