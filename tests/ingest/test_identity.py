@@ -521,3 +521,29 @@ def test_keys_stored_before_match_words_are_rebuilt_on_the_next_ingest(tmp_path:
         assert lib.ingest([listed]).merged == 1
         assert conn.execute("SELECT count(*) FROM papers WHERE dedup_indexed = 0").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM dedup_keys WHERE key BETWEEN 1 AND 11").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "written", "kind"),
+    [
+        ("arxiv_id", "https://arxiv.org/abs/2601.05555v2", "arxiv"),
+        ("arxiv_id", "https://arxiv.org/pdf/2601.05555.pdf", "arxiv"),
+        ("forum", "https://openreview.net/forum?id=Zfdn5hOP0k", "openreview"),
+    ],
+)
+def test_an_id_field_written_as_a_url_is_read_and_its_conflict_reported(
+    tmp_path: Path, field, written, kind
+) -> None:
+    (title_a, abstract_a), (title_b, abstract_b), _ = PAPERS
+    bare = {"arxiv": "2601.05555", "openreview": "Zfdn5hOP0k"}[kind]
+    path = _json(
+        tmp_path / "ids.json",
+        [
+            {"title": title_a, "abstract": abstract_a, field: written},
+            {"title": title_b, "abstract": abstract_b, field: bare},
+        ],
+    )
+    with Library(tmp_path / "lib.db") as lib:
+        report = lib.ingest([path], embed=False)
+        assert {p.external_ids.get(kind) for p in lib.papers()} == {bare}
+    assert report.new == 2 and [(c.kind, c.value) for c in report.conflicts] == [(kind, bare)]

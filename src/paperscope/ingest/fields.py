@@ -334,10 +334,13 @@ def split_authors(value: Any) -> list[str]:
 
 
 def arxiv_id(value: str | None) -> str | None:
-    """Return an arXiv id without its version suffix (``2101.00001v2`` → ``2101.00001``), or None."""
+    """Return an arXiv id without its version suffix (``2101.00001v2`` → ``2101.00001``), or None.
+
+    The id may be written as an abs or pdf URL (``https://arxiv.org/abs/2101.00001v2``).
+    """
     if not value:
         return None
-    m = _ARXIV_ID_RE.match(value.strip())
+    m = _ARXIV_ID_RE.match(value.strip()) or _ARXIV_URL_RE.search(value)
     return m.group(1) if m else None
 
 
@@ -351,6 +354,8 @@ def external_ids_from(
     ids: dict[str, str] = {}
     if openreview and re.fullmatch(r"[A-Za-z0-9_\-]{5,}", openreview.strip()):
         ids["openreview"] = openreview.strip()
+    elif openreview and (m := _OPENREVIEW_RE.search(openreview)):  # the forum's URL
+        ids["openreview"] = m.group(1)
     if arxiv_id(arxiv):
         ids["arxiv"] = str(arxiv_id(arxiv))
     if doi:
