@@ -172,3 +172,30 @@ def test_a_few_papers_missing_vectors_are_embedded_inside_the_search(tmp_path, i
         assert lib.search_notice is None
         assert lib.stats()["missing_vectors"] == 0
         assert "dense" in hits[0].legs and not hits[0].missing_vector
+
+
+def test_a_second_writer_embedding_the_same_library_shares_the_work(tmp_path, icml_dir, monkeypatch) -> None:
+    """Two ingests at once: what one process stored while the other embedded is not embedded twice."""
+    from paperscope.index import dense
+    from paperscope.store import vectors as stored
+
+    db = tmp_path / "lib.db"
+    with Library(db, embedder=FakeEmbedder()) as lib:
+        lib.ingest([icml_dir], embed=False)
+    monkeypatch.setattr(dense, "EMBED_BATCH", 10)
+    other = Library(db, embedder=FakeEmbedder())  # the "other process": its own connection
+    embedded: list[int] = []
+
+    class _Racing(FakeEmbedder):
+        def embed_documents(self, texts, progress=False):
+            embedded.append(len(texts))
+            if len(embedded) == 1:  # meanwhile the other writer embeds and stores everything
+                other.embed()
+            return super().embed_documents(texts, progress)
+
+    with Library(db, embedder=_Racing()) as lib:
+        lib.embed()
+        assert lib.missing_vectors() == 0
+        assert stored.count_missing_vectors(lib.store.conn, FakeEmbedder().model_id) == 0
+    other.close()
+    assert embedded == [10] or (len(embedded) == 1 and embedded[0] < 10), embedded

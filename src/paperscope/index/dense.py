@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import random
 import re
 import threading
 import time
@@ -111,11 +112,33 @@ def ensure_vectors(
     if max_papers is not None and len(fresh) > max_papers:
         return 0
     done = 0
+    starts = list(range(0, len(fresh), EMBED_BATCH))
+    # Another process may be embedding this library too (two ingests at once): each starts at a
+    # random batch and skips what the other has stored meanwhile, so the work is shared rather
+    # than done twice. A single process embeds the same batches, in a rotated order.
+    if len(starts) > 1:
+        shift = random.randrange(len(starts))
+        starts = starts[shift:] + starts[:shift]
     with track_progress(total=len(fresh), desc="embedding", unit="papers", enabled=progress) as bar:
-        for start in range(0, len(fresh), EMBED_BATCH):
+        for start in starts:
             batch = fresh[start : start + EMBED_BATCH]
+            if len(starts) > 1:
+                there = stored.vectors_by_hash(store.conn, embedder.model_id, [row[3] for row in batch])
+                if there:
+                    with store.transaction() as conn:
+                        stored.save_vectors(
+                            conn,
+                            embedder.model_id,
+                            [(pid, h, *there[h]) for pid, _, _, h in batch if h in there],
+                        )
+                    bar.update(sum(row[3] in there for row in batch))
+                    batch = [row for row in batch if row[3] not in there]
+                    if not batch:
+                        continue
 
-            def advance(fraction: float, first: int = start, size: int = len(batch)) -> None:
+            base = bar.count
+
+            def advance(fraction: float, first: int = base, size: int = len(batch)) -> None:
                 bar.update(first + round(fraction * size) - bar.count)
 
             # Batches of EMBED_BATCH papers, as every release has embedded them: the windows of
