@@ -850,9 +850,17 @@ def tags_list(ctx: click.Context, as_json: bool) -> None:
 @click.option(
     "--repair", is_flag=True, help="Repair what can be repaired (indexes, orphan rows, cards, vectors)."
 )
+@click.option(
+    "--salvage",
+    "salvage_to",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Copy every readable row into this new library file and repair it there (for damage "
+    "--repair cannot mend); the damaged file is not changed.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.pass_context
-def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
+def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: bool) -> None:
     """Check the library: SQLite integrity, search index, cards, vectors, orphan rows.
 
     Each problem comes with how to repair it; --repair does it where it can. Exits 1 while a
@@ -872,7 +880,25 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
     else:
         lib = _library(ctx)
     started = time.perf_counter()
-    report = lib.doctor(repair=repair, progress=repair and not as_json)
+    if salvage_to is not None:
+        salvaged, report = lib.salvage(salvage_to, progress=not as_json)
+        if as_json:
+            _emit_json({"salvage": salvaged.to_dict(), **report.to_dict()})
+            ctx.exit(0 if report.ok else 1)
+        copied = ", ".join(f"{n:,} {t}" for t, n in salvaged.copied.items())
+        click.echo(f"salvaged into {salvage_to}: {copied}")
+        lost = {t: n for t, n in salvaged.lost.items() if n}
+        if lost or salvaged.unreadable:
+            lost_text = ", ".join(f"{n:,} {t}" for t, n in lost.items()) or "nothing"
+            unreadable = (
+                f"; unreadable tables: {', '.join(salvaged.unreadable)}" if salvaged.unreadable else ""
+            )
+            click.echo(f"  lost on damaged pages: {lost_text}{unreadable}")
+        click.echo(
+            f"  then repaired there ({len(report.repaired)} repairs); fit topics again with `paperscope --db {salvage_to} topics`"
+        )
+    else:
+        report = lib.doctor(repair=repair, progress=repair and not as_json)
     if as_json:
         _emit_json(report.to_dict())
     else:
@@ -883,7 +909,8 @@ def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
             click.echo(f"{mark} {finding.check}: {finding.message}")
             if finding.repair and not finding.ok:
                 click.echo(f"        repair: {finding.repair}")
-        done = f"{len(report.repaired)} repair(s) done, " if repair else ""
+        repairs = [line for line in report.repaired if not line.startswith("could not")]
+        done = f"{len(repairs)} repair(s) done, " if repair else ""
         click.echo(
             f"doctor: {done}{len(report.problems)} problem(s) found in {time.perf_counter() - started:.1f} s",
             err=True,

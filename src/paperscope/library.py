@@ -348,6 +348,30 @@ class Library:
         report.repaired = done
         return report
 
+    def salvage(self, target: str | Path, progress: bool = False) -> tuple[Any, DoctorReport]:
+        """Copy every readable row of this (damaged) library into a new library ``target`` and repair it.
+
+        See :mod:`paperscope.store.salvage`: papers, sources, cards, vectors, stars, tags, notes
+        and triage states are copied with their rowids; then :meth:`doctor` with ``repair`` runs
+        on the new file (lexical index, keys, missing cards and vectors). This file is only read.
+
+        Returns:
+            ``(SalvageReport, DoctorReport)``: rows copied and lost per table, and the new
+            library's report after its repair.
+
+        Raises:
+            InputError: ``target`` exists already or is this library's own file.
+        """
+        from .store.salvage import salvage_rows
+
+        target = Path(target)
+        if target.exists():
+            raise InputError(f"{target}: already exists; give --salvage a new file name")
+        with Library(target, embedder=self._embedder_choice) as new:
+            salvaged = salvage_rows(Path(self.store.path), new.store.conn)
+            report = new.doctor(repair=True, progress=progress)
+        return salvaged, report
+
     def _warn_language_mismatch(self, report: IngestReport, after_rowid: int) -> None:
         """Warn when new abstracts are mostly non-Latin script and the embedder is English-only (case 17)."""
         choice = self._embedder_choice

@@ -117,7 +117,7 @@ def test_a_corrupted_page_is_a_problem_without_a_traceback(tmp_path: Path, icml_
     assert "PROBLEM integrity: SQLite integrity check failed" in result.stdout
     repaired = CliRunner().invoke(cli, ["--db", str(broken), "doctor", "--repair"])
     assert repaired.exit_code == 1 and "Traceback" not in repaired.output
-    assert ".recover" in repaired.stdout  # damage REINDEX cannot mend: how to salvage the rows
+    assert "doctor --salvage NEW.db" in repaired.stdout  # damage REINDEX cannot mend: how to salvage the rows
 
 
 def test_stats_and_the_api_show_what_each_stage_lacks(tmp_path: Path, icml_dir: Path) -> None:

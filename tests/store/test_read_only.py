@@ -215,3 +215,53 @@ def test_the_quick_check_runs_once_per_change(built, tmp_path, monkeypatch) -> N
     os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000))
     Library(copy).close()
     assert len(calls) == 2
+
+
+def test_a_refused_database_of_another_program_is_left_byte_for_byte(tmp_path) -> None:
+    other = tmp_path / "places.sqlite"
+    with sqlite3.connect(other) as conn:  # rollback-journal mode, as many programs write
+        conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+        conn.execute("INSERT INTO moz_places (url) VALUES ('https://example.org')")
+    conn.close()
+    before = other.read_bytes()
+    for args in (
+        ("stats",),
+        ("search", "x", "--mode", "bm25"),
+        ("ingest", str(tmp_path)),
+        ("doctor", "--repair"),
+    ):
+        code, out = _run(other, *args)
+        assert code == 1 and "another program" in out, (args, out)
+    assert other.read_bytes() == before
+    assert not (tmp_path / "places.sqlite-wal").exists()
+
+
+def test_doctor_repair_on_a_read_only_library_says_read_only(ro_library) -> None:
+    db, _pid, _how = ro_library
+    code, out = _run(db, "doctor", "--repair")
+    assert code == 1 and "read-only" in out and len(out.strip().splitlines()) == 1, out
+
+
+def test_doctor_salvage_copies_what_a_damaged_library_can_give_into_a_sound_one(built, tmp_path) -> None:
+    db, pid = built
+    damaged = tmp_path / "library.db"
+    shutil.copy2(db, damaged)
+    with Library(damaged) as lib:
+        total = len(lib)
+    _corrupt(damaged)
+    before = damaged.read_bytes()
+    new = tmp_path / "salvaged.db"
+    code, out = _run(damaged, "doctor", "--salvage", str(new))
+    assert code == 0 and "Traceback" not in out, out
+    assert out.splitlines()[1].startswith(f"salvaged into {new}: ")
+    assert damaged.read_bytes() == before  # the damaged file is only read
+    with Library(new) as lib:
+        assert lib.damaged is None and lib.read_only is None
+        assert lib.doctor().ok
+        kept = len(lib)
+        assert 0 < kept <= total
+        assert lib.search("dataset distillation", mode="bm25")
+        if pid in {p.paper_id for p in lib.papers()}:
+            assert lib.marks(pid)["starred"] and lib.marks(pid)["tags"] == ["to-read"]
+    code, out = _run(damaged, "doctor", "--salvage", str(new))  # never overwrites a file
+    assert code == 1 and "already exists" in out

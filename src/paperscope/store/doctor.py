@@ -211,9 +211,9 @@ def _integrity(conn: sqlite3.Connection, command: str) -> list[Finding]:
                 problem=True,
                 repair=(
                     f"`{command} doctor --repair` reindexes and rebuilds the search index; if the"
-                    " check still fails, keep a copy of the file and salvage its readable rows into"
-                    " a new one (`sqlite3 OLD.db .recover | sqlite3 NEW.db`, then"
-                    " `paperscope --db NEW.db doctor --repair`), or ingest the paper lists again"
+                    f" check still fails, `{command} doctor --salvage NEW.db` copies every readable"
+                    " row (papers, cards, vectors, stars, tags, notes, triage) into a new library"
+                    " and repairs it there; the damaged file is left as it is"
                 ),
                 count=len(rows),
             )
