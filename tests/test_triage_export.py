@@ -137,3 +137,14 @@ def test_markdown_escapes_html_and_markup_from_paper_text(tmp_path) -> None:
     for literal in ("&lt;script&gt;alert(1)&lt;/script&gt;", "[link](javascript:x)", "a_b_c", "&lt;b&gt;hot"):
         assert literal in html, literal
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "**this**" in html
+
+
+def test_html_reading_list_escapes_marks_and_shows_them(marked) -> None:
+    lib, ids = marked
+    lib.set_note(ids[1], "<script>alert(1)</script> & see **this**")
+    lib.tag(ids[1], "<b>hot</b>")
+    text = "".join(lib.export("html", starred=True))
+    assert "<script" not in text and "<b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; see **this**" in text
+    assert "#&lt;b&gt;hot&lt;/b&gt;" in text and "★ starred" in text
+    assert text.count("<article ") == 2 and "Not in a topic (2)" in text  # no topics fitted here

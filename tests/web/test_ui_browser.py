@@ -346,3 +346,34 @@ def test_records_kept_apart_on_a_shared_doi_are_listed_on_the_ingest_page(
         assert text_problems(_visible(page, "#report")) == []
         assert log.console_errors == [] and log.page_errors == []
         screenshot(page, "ingest-conflicts")
+
+
+def test_the_html_reading_list_reads_well_grouped_by_topic_and_escapes_paper_text(
+    flow_library: Library, tmp_path: Path
+) -> None:
+    from paperscope.triage.html_out import NO_TOPIC
+
+    hits = flow_library.search(QUERY, limit=3)
+    marked = {h.paper_id for h in hits}
+    text = "".join(flow_library.export("html", paper_ids=sorted(marked)))
+    assert text.startswith("<!DOCTYPE html>") and "<script" not in text.lower()
+    topics = flow_library.paper_topics(marked)
+    with offline_browser() as browser:
+        page, log = browser.new_page()
+        page.set_content(text)
+        visible = _visible(page)
+        assert log.blocked == [] and log.problems() == []  # nothing loaded from anywhere
+        assert text_problems(visible) == []
+        assert visible.startswith("Reading list\n\n3 papers in")
+        assert NO_TOPIC not in visible  # every paper of the fitted library has a topic
+        sections = page.locator("section h2").all_inner_texts()
+        names = {t["topic"] for t in topics.values() if t}
+        assert {s.rsplit(" (", 1)[0] for s in sections} <= names | {NO_TOPIC} and sections
+        for hit in hits:
+            article = page.locator(f"article#p-{hit.paper_id}")
+            assert article.count() == 1
+            title = article.locator("h3").inner_text()
+            assert title == (hit.title or hit.label)
+            assert "ICML · 2026" in article.locator(".meta").inner_text()
+        assert page.locator("article dl dt").all_inner_texts()[:1] in (["Code"], ["Methods"], ["Tasks"])
+        screenshot(page, "export-html")

@@ -1,7 +1,8 @@
 """Reading-list exports: the registry of formats, and the JSON Lines and Markdown writers.
 
 The reference-manager formats live in their own modules: BibTeX (:mod:`.bibtex_out`), RIS
-(:mod:`.ris_out`), CSL-JSON (:mod:`.csl_out`) and CSV (:mod:`.csv_out`); they share
+(:mod:`.ris_out`), CSL-JSON (:mod:`.csl_out`), CSV (:mod:`.csv_out`) and a self-contained
+HTML reading list grouped by topic (:mod:`.html_out`); they share
 :func:`.entry.entry_of` (title, own page, code link, note) and the library-wide citation keys of
 :mod:`.citekeys`, which :meth:`paperscope.Library.export` puts in each paper's ``info["key"]``.
 """
@@ -18,6 +19,7 @@ from .bibtex_out import write_bibtex
 from .csl_out import write_csl_json
 from .csv_out import write_csv
 from .entry import entry_of
+from .html_out import write_html
 from .ris_out import write_ris
 
 __all__ = ["EXPORT_FORMATS", "export_papers"]
@@ -80,6 +82,7 @@ EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Info]]], Iterator[str]
     "markdown": _markdown,
     "ris": write_ris,
     "csl-json": write_csl_json,
+    "html": write_html,
 }
 
 

@@ -23,6 +23,7 @@ MEDIA_TYPES = {
     "markdown": ("text/markdown", "md"),
     "ris": ("application/x-research-info-systems", "ris"),
     "csl-json": ("application/vnd.citationstyles.csl+json", "json"),
+    "html": ("text/html", "html"),  # an attachment: opened from disk, not under this site's CSP
 }
 
 
