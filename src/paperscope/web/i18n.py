@@ -179,6 +179,7 @@ EN: dict[str, str] = {
     "format_markdown": "Markdown",
     "format_ris": "RIS",
     "format_csl-json": "CSL-JSON",
+    "format_html": "HTML",
     "library_empty": "Nothing here yet. Star, tag or note papers and they appear here.",
     # ingest
     "ingest_title": "Add paper lists",
@@ -380,6 +381,7 @@ ZH: dict[str, str] = {
     "format_markdown": "Markdown",
     "format_ris": "RIS",
     "format_csl-json": "CSL-JSON",
+    "format_html": "HTML",
     "library_empty": "这里还没有内容。收藏、加标签或写笔记后，论文会出现在这里。",
     "ingest_title": "添加论文列表",
     "ingest_help": "上传一个或多个论文列表（ICML 文本列表、paperlists JSON、arXiv JSONL、CSV 或 BibTeX）。"
