@@ -1021,16 +1021,19 @@ class Library:
             marks.set_note(conn, pid, body)
 
     def set_triage(self, paper_id: str, state: str | None) -> None:
-        """Set a paper's triage state (``"keep"``, ``"maybe"`` or ``"reject"``); None clears it.
+        """Set a paper's triage state (``"skimmed"``, ``"maybe"``, ``"keep"`` or ``"reject"``).
+
+        ``"unseen"`` (the state of a paper never triaged) or None clears it; :meth:`marks` then
+        gives ``"triage": None``.
 
         Raises:
             InputError: ``state`` is not one of those, or the id is malformed or ambiguous.
             NotFound: no paper matches ``paper_id``.
         """
         pid = papers.resolve_paper_id(self.store.conn, paper_id)
-        if state is not None and state not in marks.TRIAGE_STATES:
+        if state is not None and state not in marks.ALL_TRIAGE_STATES:
             raise InputError(
-                f"unknown triage state {state!r}; choose one of: {', '.join(marks.TRIAGE_STATES)}"
+                f"unknown triage state {state!r}; choose one of: {', '.join(marks.ALL_TRIAGE_STATES)}"
             )
         with self.store.transaction() as conn:
             marks.set_triage(conn, pid, state)

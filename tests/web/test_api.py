@@ -360,7 +360,12 @@ def test_triage_reading_list_and_tags(client: TestClient) -> None:
     )
     assert client.put(f"/api/papers/{apm}/triage", json={"state": "keep"}).json()["data"]["triage"] == "keep"
     bad = client.put(f"/api/papers/{apm}/triage", json={"state": "later"})
-    assert "state: Input should be 'keep', 'maybe' or 'reject'" in _error_shape(bad, 400)
+    assert "state: Input should be 'unseen', 'skimmed', 'maybe', 'keep' or 'reject'" in _error_shape(bad, 400)
+    skimmed = client.put(f"/api/papers/{other}/triage", json={"state": "skimmed"}).json()["data"]
+    assert skimmed["triage"] == "skimmed"
+    assert (
+        client.put(f"/api/papers/{other}/triage", json={"state": "unseen"}).json()["data"]["triage"] is None
+    )
     client.put(f"/api/papers/{other}/star")
     client.put(f"/api/papers/{other}/tags/graphs")
     client.put(f"/api/papers/{apm}/tags/Graphs")

@@ -15,13 +15,21 @@ __all__ = [
     "marked_ids",
     "tag_counts",
     "TRIAGE_STATES",
+    "UNSEEN",
+    "ALL_TRIAGE_STATES",
     "set_triage",
     "triage_of",
     "marked_in_order",
 ]
 
-#: The triage states a paper can be given (none: not triaged yet).
-TRIAGE_STATES = ("keep", "maybe", "reject")
+#: The triage states a paper can be given, stored as a row of ``triage`` (migration 8).
+TRIAGE_STATES = ("skimmed", "maybe", "keep", "reject")
+
+#: The state of a paper without a triage row: not seen yet. Setting it clears the row.
+UNSEEN = "unseen"
+
+#: Every state a user can choose, ``unseen`` first (the one-key buttons, the CLI's choices).
+ALL_TRIAGE_STATES = (UNSEEN, *TRIAGE_STATES)
 
 
 def set_star(conn: sqlite3.Connection, paper_id: str, starred: bool = True) -> None:
@@ -92,16 +100,16 @@ def tag_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
 
 
 def set_triage(conn: sqlite3.Connection, paper_id: str, state: str | None) -> None:
-    """Set the triage state of a paper (one of :data:`TRIAGE_STATES`); None clears it.
+    """Set the triage state of a paper (one of :data:`TRIAGE_STATES`); None or ``"unseen"`` clears it.
 
     Raises:
-        ValueError: ``state`` is not None and not one of :data:`TRIAGE_STATES`.
+        ValueError: ``state`` is not None and not one of :data:`ALL_TRIAGE_STATES`.
     """
-    if state is None:
+    if state is None or state == UNSEEN:
         conn.execute("DELETE FROM triage WHERE paper_id = ?", (paper_id,))
         return
     if state not in TRIAGE_STATES:
-        raise ValueError(f"unknown triage state {state!r}; choose one of: {', '.join(TRIAGE_STATES)}")
+        raise ValueError(f"unknown triage state {state!r}; choose one of: {', '.join(ALL_TRIAGE_STATES)}")
     conn.execute(
         "INSERT INTO triage (paper_id, state) VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE"
         " SET state = excluded.state, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')",

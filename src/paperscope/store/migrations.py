@@ -224,4 +224,18 @@ MIGRATIONS: list[str] = [
     DELETE FROM dedup_keys;
     UPDATE papers SET dedup_indexed = 0;
     """,
+    # 8: triage gains the state "skimmed" (issue 14: unseen, i.e. no row, skimmed, maybe, keep,
+    # reject). SQLite cannot alter a CHECK, so the table is rebuilt: new table, copy every row
+    # with its rowid and time stamp, drop the old one, rename. The user's states are kept.
+    """
+    CREATE TABLE triage_v8 (
+        paper_id   TEXT PRIMARY KEY,
+        state      TEXT NOT NULL CHECK (state IN ('skimmed', 'maybe', 'keep', 'reject')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
+    INSERT INTO triage_v8 (rowid, paper_id, state, updated_at)
+    SELECT rowid, paper_id, state, updated_at FROM triage;
+    DROP TABLE triage;
+    ALTER TABLE triage_v8 RENAME TO triage;
+    """,
 ]

@@ -110,7 +110,9 @@ class MarksModel(BaseModel):
     starred: bool
     tags: list[str]
     note: str | None
-    triage: Literal["keep", "maybe", "reject"] | None = None
+    triage: Literal["skimmed", "maybe", "keep", "reject"] | None = Field(
+        default=None, description="The triage state; null: unseen (never triaged)."
+    )
 
 
 class PaperModel(BaseModel):

@@ -3,7 +3,8 @@
 Writes (each returns the paper's marks ``{"starred", "tags", "note", "triage"}``):
 PUT/DELETE ``/api/papers/{paper_id}/star``, PUT/DELETE ``/api/papers/{paper_id}/tags/{tag}``,
 PUT ``/api/papers/{paper_id}/note`` ``{"body": str}`` (empty deletes it), PUT
-``/api/papers/{paper_id}/triage`` ``{"state": "keep" | "maybe" | "reject" | null}``.
+``/api/papers/{paper_id}/triage`` ``{"state": "skimmed" | "maybe" | "keep" | "reject" | "unseen" | null}``
+(unseen and null clear it).
 Reads: GET ``/api/marks?kind=…&tag=…`` (the reading list) and GET ``/api/tags``.
 """
 
@@ -43,9 +44,9 @@ class NoteBody(BaseModel):
 
 
 class TriageBody(BaseModel):
-    """Request body of PUT /triage: a state, or null to clear it."""
+    """Request body of PUT /triage: a state; ``"unseen"`` or null clears it."""
 
-    state: Literal["keep", "maybe", "reject"] | None
+    state: Literal["unseen", "skimmed", "maybe", "keep", "reject"] | None
 
 
 @router.put("/papers/{paper_id}/star", response_model=Envelope[MarksModel])
@@ -94,7 +95,7 @@ def set_note(request: Request, paper_id: str, note: NoteBody) -> dict[str, Any]:
 
 @router.put("/papers/{paper_id}/triage", response_model=Envelope[MarksModel])
 def set_triage(request: Request, paper_id: str, triage: TriageBody) -> dict[str, Any]:
-    """Set the triage state (keep, maybe, reject; null clears it); returns the paper's marks."""
+    """Set the triage state (skimmed, maybe, keep, reject; unseen or null clears it); returns the marks."""
     with library_of(request) as lib:
         lib.set_triage(paper_id, triage.state)
         return ok(lib.marks(paper_id))

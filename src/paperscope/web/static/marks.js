@@ -107,11 +107,24 @@
     else showTags(form.closest("li.result"), paperId, marks.tags, false);
   });
 
+  // One button per triage state (unseen clears it); each also has a one-letter key (data-key).
   const triage = document.getElementById("triage");
   if (triage) {
-    triage.addEventListener("change", () =>
-      run(() => api(paperPath(triage.dataset.paperId, "triage"), { method: "PUT", ...jsonBody({ state: triage.value || null }) })),
-    );
+    const buttons = Array.from(triage.querySelectorAll("button[data-state]"));
+    const choose = async (button) => {
+      const marks = await run(() => api(paperPath(triage.dataset.paperId, "triage"), { method: "PUT", ...jsonBody({ state: button.dataset.state }) }));
+      if (!marks) return;
+      const current = marks.triage || "unseen";
+      for (const b of buttons) b.setAttribute("aria-pressed", b.dataset.state === current ? "true" : "false");
+    };
+    for (const button of buttons) button.addEventListener("click", () => choose(button));
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+      const button = buttons.find((b) => b.dataset.key === event.key);
+      if (button) { event.preventDefault(); choose(button); }
+    });
   }
 
   const save = document.getElementById("save-note");
