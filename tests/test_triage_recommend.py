@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from paperscope import Library
 from paperscope.errors import InputError
+from paperscope.triage.learn import build_features, rank_with_feedback
 from paperscope.triage.recommend import rank_by_preference
 
 
@@ -41,8 +45,95 @@ def test_library_recommend_excludes_marked_papers(icml_library: Library) -> None
         icml_library.star(paper_id)
     hits = icml_library.recommend(limit=5)
     assert len(hits) == 5 and not {h.paper_id for h in hits} & set(liked)
-    assert all(h.terms[0] in liked for h in hits)
     assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
     icml_library.tag(liked[0], "distill")
     tagged = icml_library.recommend(limit=3, tag="distill")
     assert liked[0] not in {h.paper_id for h in tagged}
+
+
+def _texts_and_dense(texts: list[str]) -> tuple[list[str], np.ndarray]:
+    return texts, np.zeros((len(texts), 4), dtype=np.float32)  # TF-IDF only: the words decide
+
+
+_CORPUS = [
+    "graph neural networks for molecules and proteins",  # 0 kept
+    "graph neural networks for protein structure",  # 1 kept
+    "graph neural networks for chemical reaction yield prediction",  # 2 rejected
+    "graph neural networks predict chemical reaction yield and selectivity",  # 3 like the reject
+    "graph neural networks for protein docking and molecules",  # 4 like the keeps only
+    "language models for translation of speech",
+    "reinforcement learning for robot control",
+    "image diffusion models for text to image generation",
+    "language models and speech recognition",
+    "robot control with reinforcement learning from pixels",
+    "diffusion models for image editing",
+    "chemical reaction conditions from literature text",
+]
+
+
+def test_a_reject_pushes_papers_like_it_down() -> None:
+    features = build_features(*_texts_and_dense(_CORPUS))
+    ignored = {
+        r.row: i for i, r in enumerate(rank_with_feedback(features, [0, 1], [], limit=20, exclude_rows=[2]))
+    }
+    learned = {r.row: i for i, r in enumerate(rank_with_feedback(features, [0, 1], [2], limit=20))}
+    unrelated = (5, 6, 7, 8, 9, 10)
+    # Without the reject the reaction-yield paper (a graph network paper) ranks above every unrelated one;
+    # with it, below all of them, while the protein paper stays first.
+    assert ignored[3] < min(ignored[r] for r in unrelated)
+    assert learned[3] > max(learned[r] for r in unrelated)
+    assert learned[4] == 0
+
+
+def test_explanations_name_terms_and_the_kept_papers(icml_library: Library) -> None:
+    liked = [h.paper_id for h in icml_library.search("dataset distillation", limit=2, mode="bm25")]
+    titles = {icml_library.get(p).label for p in liked}
+    icml_library.star(liked[0])
+    icml_library.set_triage(liked[1], "keep")
+    hits = icml_library.recommend(limit=5)
+    assert all(h.like and set(h.like) <= titles for h in hits)
+    assert not {h.like[0] for h in hits} & set(liked)  # labels, not ids
+    assert all(h.terms for h in hits) and all(isinstance(t, str) for h in hits for t in h.terms)
+    assert hits[0].to_dict()["like"] == hits[0].like
+
+
+def test_rejected_and_triaged_papers_are_not_recommended(icml_library: Library) -> None:
+    liked = [h.paper_id for h in icml_library.search("dataset distillation", limit=1, mode="bm25")]
+    icml_library.star(liked[0])
+    first = icml_library.recommend(limit=3)
+    icml_library.set_triage(first[0].paper_id, "reject")
+    icml_library.set_triage(first[1].paper_id, "maybe")
+    again = {h.paper_id for h in icml_library.recommend(limit=10)}
+    assert not again & {first[0].paper_id, first[1].paper_id}
+
+
+def test_recommend_like_ranks_without_adding_papers(icml_library: Library, tmp_path: Path) -> None:
+    paper = icml_library.get(icml_library.search("dataset distillation", limit=1, mode="bm25")[0].paper_id)
+    mine = tmp_path / "mine.json"
+    mine.write_text(
+        json.dumps([{"title": "My distillation paper", "abstract": paper.clean_text}]), encoding="utf-8"
+    )
+    before = len(icml_library)
+    hits = icml_library.recommend_like(mine, limit=5)
+    assert len(icml_library) == before
+    assert hits[0].paper_id == paper.paper_id and hits[0].like == ["My distillation paper"]
+    assert hits[0].terms and [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps([{"title": "x", "abstract": "?"}]), encoding="utf-8")
+    with pytest.raises(InputError, match="no paper with an abstract"):
+        icml_library.recommend_like(empty)
+
+
+def test_cli_recommend_prints_the_explanation(icml_library: Library, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    pid = icml_library.search("dataset distillation", limit=1, mode="bm25")[0].paper_id
+    icml_library.star(pid)
+    label = icml_library.get(pid).label
+    db = str(icml_library.store.path)
+    icml_library.close()
+    result = CliRunner().invoke(cli, ["--db", db, "recommend", "--limit", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"like: {label}" in result.output and "terms: " in result.output

@@ -433,22 +433,40 @@ def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
 
 
 @_command()
-@click.option("--tag", default=None, help="Learn from papers with this tag instead of the starred ones.")
+@click.option(
+    "--tag", default=None, help="Learn from papers with this tag instead of the starred and kept ones."
+)
+@click.option(
+    "--like",
+    "like_file",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rank by similarity to the papers in this file (BibTeX, CSV, JSON, CSL-JSON, text list); not ingested.",
+)
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
 @click.pass_context
-def recommend(ctx: click.Context, tag: str | None, limit: int, as_json: bool) -> None:
-    """Recommend papers like the ones you starred (or tagged).
+def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit: int, as_json: bool) -> None:
+    """Recommend papers like the ones you starred or kept (or tagged), learning from rejects too.
 
-    Example: paperscope recommend --limit 10
+    Each paper is explained by the terms that weighed most and the kept papers it is closest to.
+    With --like FILE, rank the library by similarity to the papers in FILE instead.
+
+    Example: paperscope recommend --limit 10; paperscope recommend --like my_papers.bib
     """
-    hits = _library(ctx).recommend(limit=limit, tag=tag)
+    lib = _library(ctx)
+    hits = lib.recommend_like(like_file, limit=limit) if like_file else lib.recommend(limit=limit, tag=tag)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
         return
+    if not hits:
+        click.echo("no results")
     for hit in hits:
-        hit.terms = [f"like {hit.terms[0]}"] if hit.terms else []
-    _print_hits(hits)
+        click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
+        if hit.like:
+            click.echo(f"     like: {' | '.join(hit.like)}")
+        if hit.terms:
+            click.echo(f"     terms: {', '.join(hit.terms)}")
 
 
 def _card_lines(card: dict[str, Any]) -> list[str]:
@@ -554,7 +572,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--format", "fmt", type=_LazyChoice(_export_names), default="jsonl", show_default=True)
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
-@click.option("--state", default=None, help="Only papers with this triage state (keep, maybe, reject).")
+@click.option("--state", default=None, help="Only papers with this triage state (skimmed, maybe, keep, reject).")
 @click.option("--topic", "topic_id", type=int, default=None, help="Only papers of this topic or subtopic id.")
 @click.option(
     "--ids",
@@ -774,19 +792,35 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
         )
 
 
+def _marks_of(lib: Library, paper_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """``[{"paper_id", "label", "marks"}]`` of each paper (by id or prefix), in the order given."""
+    rows = []
+    for paper_id in paper_ids:
+        paper = lib.get(paper_id)
+        rows.append({"paper_id": paper.paper_id, "label": paper.label, "marks": lib.marks(paper.paper_id)})
+    return rows
+
+
+_JSON_MARKS_HELP = 'Print [{"paper_id", "label", "marks"}] of the papers as JSON.'
+
+
 @_command()
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.option("--off", is_flag=True, help="Unstar instead.")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
 @click.pass_context
-def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool) -> None:
+def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool, as_json: bool) -> None:
     """Star (or with --off, unstar) papers.
 
-    Example: paperscope star 6dcd10ba875e
+    Example: paperscope star 6dcd10ba875e c0aa3d6d38f6
     """
     lib = _library(ctx)
     for paper_id in paper_ids:
         lib.star(paper_id, not off)
-        click.echo(f"{lib.get(paper_id).paper_id} {'unstarred' if off else 'starred'}")
+        if not as_json:
+            click.echo(f"{lib.get(paper_id).paper_id} {'unstarred' if off else 'starred'}")
+    if as_json:
+        _emit_json(_marks_of(lib, paper_ids))
 
 
 @cli.group()
@@ -799,34 +833,46 @@ def tags() -> None:
 
 @tags.command("add")
 @_db_option
-@click.argument("paper_id")
+@click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("tag")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
 @click.pass_context
-def tags_add(ctx: click.Context, paper_id: str, tag: str) -> None:
-    """Tag a paper.
+def tags_add(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: bool) -> None:
+    """Tag papers (the last argument is the tag).
 
-    Example: paperscope tags add 6dcd10ba875e to-read
+    Example: paperscope tags add 6dcd10ba875e c0aa3d6d38f6 to-read
     """
     lib = _library(ctx)
-    lib.tag(paper_id, tag)
-    click.echo(", ".join(lib.marks(paper_id)["tags"]))
+    for paper_id in paper_ids:
+        lib.tag(paper_id, tag)
+        if not as_json:
+            prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
+            click.echo(prefix + ", ".join(lib.marks(paper_id)["tags"]))
+    if as_json:
+        _emit_json(_marks_of(lib, paper_ids))
 
 
 @tags.command("remove")
 @_db_option
-@click.argument("paper_id")
+@click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("tag")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
 @click.pass_context
-def tags_remove(ctx: click.Context, paper_id: str, tag: str) -> None:
-    """Remove a tag from a paper.
+def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: bool) -> None:
+    """Remove a tag from papers (the last argument is the tag).
 
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
     lib = _library(ctx)
-    if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
-        click.echo(f"not tagged {tag.strip()!r}", err=True)
-    lib.untag(paper_id, tag)
-    click.echo(", ".join(lib.marks(paper_id)["tags"]) or "(no tags)")
+    for paper_id in paper_ids:
+        if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
+            click.echo(f"{lib.get(paper_id).paper_id}: not tagged {tag.strip()!r}", err=True)
+        lib.untag(paper_id, tag)
+        if not as_json:
+            prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
+            click.echo(prefix + (", ".join(lib.marks(paper_id)["tags"]) or "(no tags)"))
+    if as_json:
+        _emit_json(_marks_of(lib, paper_ids))
 
 
 @tags.command("list")
@@ -922,31 +968,63 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
 @_command()
 @click.argument("paper_id")
 @click.argument("body", default="-")
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
 @click.pass_context
-def note(ctx: click.Context, paper_id: str, body: str) -> None:
+def note(ctx: click.Context, paper_id: str, body: str, as_json: bool) -> None:
     """Set a paper's note (BODY, or - to read it from stdin; an empty note deletes it).
+
+    One paper at a time: a note is about one paper (BODY would be mistaken for an id).
 
     Example: paperscope note 6dcd10ba875e "compare with APM"
     """
     text = sys.stdin.read() if body == "-" else body
     lib = _library(ctx)
     lib.set_note(paper_id, text.strip())
+    if as_json:
+        _emit_json(_marks_of(lib, [paper_id]))
+        return
     click.echo(lib.marks(paper_id)["note"] or "(note removed)")
+
+
+#: The states `mark` takes: store.marks.ALL_TRIAGE_STATES (written out: the CLI starts without
+#: importing the store), and ``clear``, the same as ``unseen``.
+_MARK_CHOICES = ("unseen", "skimmed", "maybe", "keep", "reject", "clear")
+
+
+def _mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
+    lib = _library(ctx)
+    for paper_id in paper_ids:
+        lib.set_triage(paper_id, None if state == "clear" else state)
+        if not as_json:
+            click.echo(f"{lib.get(paper_id).paper_id}  {lib.marks(paper_id)['triage'] or 'unseen'}")
+    if as_json:
+        _emit_json(_marks_of(lib, paper_ids))
 
 
 @_command()
 @click.argument("paper_ids", nargs=-1, required=True)
-@click.argument("state", type=click.Choice(["keep", "maybe", "reject", "clear"]))
+@click.argument("state", type=click.Choice(_MARK_CHOICES))
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
 @click.pass_context
-def triage(ctx: click.Context, paper_ids: tuple[str, ...], state: str) -> None:
-    """Give papers a triage state: keep, maybe or reject (clear removes it).
+def mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
+    """Give papers a triage state: skimmed, maybe, keep or reject (unseen or clear removes it).
+
+    The last argument is the state. Example: paperscope mark 6dcd10ba875e c0aa3d6d38f6 keep
+    """
+    _mark(ctx, paper_ids, state, as_json)
+
+
+@_command()
+@click.argument("paper_ids", nargs=-1, required=True)
+@click.argument("state", type=click.Choice(_MARK_CHOICES))
+@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@click.pass_context
+def triage(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
+    """The same as `paperscope mark` (its older name).
 
     Example: paperscope triage 6dcd10ba875e c0aa3d6d38f6 keep
     """
-    lib = _library(ctx)
-    for paper_id in paper_ids:
-        lib.set_triage(paper_id, None if state == "clear" else state)
-        click.echo(f"{lib.get(paper_id).paper_id}  {lib.marks(paper_id)['triage'] or '(no triage state)'}")
+    _mark(ctx, paper_ids, state, as_json)
 
 
 @_command()

@@ -120,6 +120,29 @@ def _hit(row: papers.HitRow, paper_id: str, rank: int, score: float, **extra: An
     )
 
 
+def _ranked_hits(
+    rows: dict[str, papers.HitRow], paper_ids: list[str], ranked: list[Any], leg: str, likes: list[list[str]]
+) -> list[Hit]:
+    """Return the Hits of ranked recommendations (``triage.learn.Recommendation``), ``likes`` per hit."""
+    return [
+        _hit(
+            rows[paper_ids[rec.row]],
+            paper_ids[rec.row],
+            rank,
+            rec.score,
+            legs={leg: {"rank": rank, "score": rec.score}},
+            terms=rec.terms,
+            like=like,
+        )
+        for rank, (rec, like) in enumerate(zip(ranked, likes, strict=True), start=1)
+    ]
+
+
+def _rec_text(title: str | None, clean_text: str) -> str:
+    """The text a paper's TF-IDF vector for recommendations is built from: title and clean abstract."""
+    return f"{title}. {clean_text}" if title else clean_text
+
+
 class _LoadingEmbedder:
     """The library's embedder, loaded on a thread from the moment a search starts.
 
@@ -1172,39 +1195,96 @@ class Library:
         return {paper.paper_id: keys.add(paper) for paper in self.papers()}
 
     def recommend(self, limit: int = 10, tag: str | None = None) -> list[Hit]:
-        """Recommend unmarked papers like the starred ones (or the ones tagged ``tag``).
+        """Recommend untriaged papers like the kept and starred ones (or the ones tagged ``tag``).
 
-        Ranks by an exemplar linear SVM over the embeddings (:mod:`paperscope.triage.recommend`).
-        ``Hit.terms`` holds the paper_id of the marked paper each hit is most similar to.
+        Ranks by a linear SVM over TF-IDF and embedding features that learns from rejects too
+        (:mod:`paperscope.triage.learn`): positives are the starred and kept papers (or the papers
+        tagged ``tag``), rejected papers are negatives, every other paper a weak negative. Papers
+        with any triage state are not recommended again. ``Hit.terms`` holds the terms that
+        contributed most, ``Hit.like`` the labels of the positives the hit is closest to.
 
         Raises:
-            InputError: no paper is starred (or tagged ``tag``), or ``limit`` is out of range.
+            InputError: no paper is starred, kept (or tagged ``tag``), or ``limit`` is out of range.
         """
         _check_limit(limit)
-        marked = marks.marked_ids(self.store.conn, starred=tag is None, tag=tag)
+        conn = self.store.conn
+        triaged = {pid: marks.triage_of(conn, pid) for pid in marks.marked_in_order(conn, "triaged")}
+        if tag is None:
+            marked = marks.marked_ids(conn, starred=True) | {p for p, s in triaged.items() if s == "keep"}
+        else:
+            marked = marks.marked_ids(conn, tag=tag)
         if not marked:
-            what = f"tagged {tag!r}" if tag else "starred"
+            what = f"tagged {tag!r}" if tag else "starred or kept"
             raise InputError(f"no paper is {what}: mark a few papers first (paperscope star PAPER_ID)")
-        paper_ids, matrix = self.embeddings()
+        paper_ids, features = self._recommend_features()
         row_of = {pid: i for i, pid in enumerate(paper_ids)}
+        rejected = [row_of[p] for p, s in triaged.items() if s == "reject" and p in row_of]
+        seen = [row_of[p] for p in triaged if p in row_of]
         try:
-            from .triage.recommend import rank_by_preference
+            from .triage.learn import rank_with_feedback
 
-            ranked = rank_by_preference(matrix, [row_of[p] for p in marked if p in row_of], limit)
+            ranked = rank_with_feedback(
+                features, [row_of[p] for p in marked if p in row_of], rejected, limit, exclude_rows=seen
+            )
         except ValueError as exc:
             raise InputError(str(exc)) from None
-        rows = papers.hit_rows(self.store.conn, [paper_ids[row] for row, _, _ in ranked])
-        return [
-            _hit(
-                rows[paper_ids[row]],
-                paper_ids[row],
-                rank,
-                score,
-                legs={"svm": {"rank": rank, "score": score}},
-                terms=[paper_ids[because]],
-            )
-            for rank, (row, score, because) in enumerate(ranked, start=1)
-        ]
+        liked = {paper_ids[r] for rec in ranked for r in rec.like}
+        rows = papers.hit_rows(conn, [paper_ids[rec.row] for rec in ranked] + sorted(liked))
+        likes = [[rows[paper_ids[r]].label for r in rec.like if paper_ids[r] in rows] for rec in ranked]
+        return _ranked_hits(rows, paper_ids, ranked, "svm", likes)
+
+    def recommend_like(self, path: str | Path, limit: int = 10) -> list[Hit]:
+        """Rank the library by similarity to the papers in ``path``, without ingesting them.
+
+        ``path`` is any paper list the ingest reads (BibTeX, text list, CSV, JSON, CSL-JSON …).
+        Its papers are embedded with the library's embedder and put in the library's TF-IDF space;
+        each library paper scores its highest cosine to any of them (reviewer-affinity style, see
+        :func:`paperscope.triage.learn.rank_like`). ``Hit.like`` names the closest of the file's
+        papers, ``Hit.terms`` the terms shared with it.
+
+        Raises:
+            InputError: the file cannot be read or holds no paper with an abstract, or ``limit``
+                is out of range.
+        """
+        from .index.dense import embedding_text
+        from .ingest.formats import detect_format, get_reader
+        from .ingest.pipeline import record_to_paper
+        from .models import Skip
+        from .triage.learn import rank_like
+
+        _check_limit(limit)
+        path = Path(path)
+        reader = get_reader(detect_format(path))
+        mine = [p for r in reader(path, None) if not isinstance(r, Skip) and (p := record_to_paper(r))]
+        if not mine:
+            raise InputError("no paper with an abstract in this file, so nothing to compare with", str(path))
+        paper_ids, features = self._recommend_features()
+        embedder = self.embedder
+        dense = embedder.embed([embedding_text(p.title, p.clean_text, embedder.languages) for p in mine])
+        ranked = rank_like(
+            features, features.transform([_rec_text(p.title, p.clean_text) for p in mine], dense), limit
+        )
+        rows = papers.hit_rows(self.store.conn, [paper_ids[rec.row] for rec in ranked])
+        return _ranked_hits(
+            rows, paper_ids, ranked, "like", [[mine[j].label for j in rec.like] for rec in ranked]
+        )
+
+    def _recommend_features(self) -> tuple[list[str], Any]:
+        """Return ``(paper_ids, Features)`` for recommendations, cached until the papers change."""
+        from .triage.learn import build_features
+
+        paper_ids, matrix = self.embeddings()
+        key = (self.embedder.model_id, tuple(paper_ids))
+        cached = getattr(self, "_rec_features", None)
+        if cached is not None and cached[0] == key:
+            return paper_ids, cached[1]
+        texts = dict.fromkeys(paper_ids, "")
+        for pid, title, clean in self.store.conn.execute("SELECT paper_id, title, clean_text FROM papers"):
+            if pid in texts:
+                texts[pid] = _rec_text(title, clean)
+        features = build_features([texts[p] for p in paper_ids], matrix)
+        self._rec_features = (key, features)
+        return paper_ids, features
 
     def marks(self, paper_id: str) -> dict[str, Any]:
         """Return ``{"starred": bool, "tags": [...], "note": str | None, "triage": str | None}``."""

@@ -167,6 +167,10 @@ class Hit:
     area: str | None = None
     has_code: bool = False
     links: dict[str, str] = field(default_factory=dict)
+    #: Recommendations only: the labels (title, else card label) of the kept papers, or of the
+    #: user's own papers (``recommend --like``), this hit is closest to, closest first; in
+    #: :meth:`to_dict` only when not empty.
+    like: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape of a hit (``sources`` by file name, see :meth:`Source.to_dict`)."""
@@ -188,6 +192,7 @@ class Hit:
             "snippet": self.snippet,
             "terms": self.terms,
             "missing_vector": self.missing_vector,
+            **({"like": list(self.like)} if self.like else {}),
         }
 
 
