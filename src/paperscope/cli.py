@@ -572,7 +572,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--format", "fmt", type=_LazyChoice(_export_names), default="jsonl", show_default=True)
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
-@click.option("--state", default=None, help="Only papers with this triage state (skimmed, maybe, keep, reject).")
+@click.option(
+    "--state", default=None, help="Only papers with this triage state (skimmed, maybe, keep, reject)."
+)
 @click.option("--topic", "topic_id", type=int, default=None, help="Only papers of this topic or subtopic id.")
 @click.option(
     "--ids",

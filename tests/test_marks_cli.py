@@ -1,0 +1,62 @@
+"""The marks commands (issue 14): mark/triage, star, tags, note take several ids and --json; list."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperscope.cli import _MARK_CHOICES, cli
+from paperscope.store.marks import ALL_TRIAGE_STATES
+
+
+@pytest.fixture
+def run(tmp_path: Path, icml_dir: Path):
+    runner = CliRunner()
+    db = str(tmp_path / "cli.db")
+
+    def invoke(*args: str, code: int = 0):
+        result = runner.invoke(cli, ["--db", db, *args], catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result
+
+    invoke("ingest", str(icml_dir))
+    return invoke
+
+
+@pytest.fixture
+def two(run) -> list[str]:
+    hits = json.loads(run("search", "graph", "--json").stdout)
+    return [h["paper_id"] for h in hits[:2]]
+
+
+def test_mark_choices_are_the_store_states_and_clear() -> None:
+    assert _MARK_CHOICES == (*ALL_TRIAGE_STATES, "clear")
+
+
+def test_mark_sets_several_papers_and_json_prints_what_was_set(run, two: list[str]) -> None:
+    out = run("mark", *two, "skimmed").stdout.splitlines()
+    assert out == [f"{two[0]}  skimmed", f"{two[1]}  skimmed"]
+    data = json.loads(run("mark", *two, "keep", "--json").stdout)
+    assert [d["paper_id"] for d in data] == two
+    assert all(d["marks"]["triage"] == "keep" and d["label"] for d in data)
+    # the older name still works, and unseen clears the state
+    data = json.loads(run("triage", two[0], "unseen", "--json").stdout)
+    assert data[0]["marks"]["triage"] is None
+    assert "later" in run("mark", two[0], "later", code=2).output
+
+
+def test_star_tags_and_note_take_json_and_several_ids(run, two: list[str]) -> None:
+    starred = json.loads(run("star", *two, "--json").stdout)
+    assert [d["marks"]["starred"] for d in starred] == [True, True]
+    tagged = json.loads(run("tags", "add", *two, "to-read", "--json").stdout)
+    assert [d["marks"]["tags"] for d in tagged] == [["to-read"], ["to-read"]]
+    removed = run("tags", "remove", *two, "to-read", "--json")
+    assert [d["marks"]["tags"] for d in json.loads(removed.stdout)] == [[], []]
+    noted = json.loads(run("note", two[0], "compare with APM", "--json").stdout)
+    assert noted[0]["marks"]["note"] == "compare with APM"
+    unstarred = json.loads(run("star", two[1], "--off", "--json").stdout)
+    assert unstarred[0]["marks"]["starred"] is False
+    assert "no paper" in run("star", "abcdef123456", code=1).output.lower()
