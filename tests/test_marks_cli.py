@@ -60,3 +60,56 @@ def test_star_tags_and_note_take_json_and_several_ids(run, two: list[str]) -> No
     unstarred = json.loads(run("star", two[1], "--off", "--json").stdout)
     assert unstarred[0]["marks"]["starred"] is False
     assert "no paper" in run("star", "abcdef123456", code=1).output.lower()
+
+
+def test_list_filters_combine_in_the_cli(run, two: list[str]) -> None:
+    a, b = two
+    run("star", a, b)
+    run("mark", a, "keep")
+    run("mark", b, "maybe")
+    run("tags", "add", b, "Graphs")
+    run("note", a, "read first")
+
+    def listed(*flags: str) -> list[str]:
+        return [row["paper_id"] for row in json.loads(run("list", *flags, "--json").stdout)]
+
+    assert set(listed()) == {a, b}
+    assert set(listed("--starred")) == {a, b}
+    assert listed("--starred", "--state", "keep") == [a]
+    assert listed("--tag", "graphs") == [b]
+    assert listed("--noted") == [a]
+    assert listed("--noted", "--state", "maybe") == []
+    assert listed("--state", "unseen") == []
+    row = json.loads(run("list", "--state", "keep", "--json").stdout)[0]
+    assert set(row) == {"paper_id", "label", "venue", "year", "marks"}
+    assert (row["venue"], row["year"], row["marks"]["note"]) == ("ICML", 2026, "read first")
+    text = run("list", "--starred").stdout.splitlines()
+    assert any(line.startswith(f"{a}  ") and "[ICML 2026]" in line and "★ keep" in line for line in text)
+
+
+def test_list_filters_combine_in_the_json_api(tmp_path: Path, icml_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from paperscope import Library
+    from paperscope.web.app import create_app
+
+    lib = Library(tmp_path / "web.db")
+    lib.ingest([icml_dir])
+    a, b = [p.paper_id for p in list(lib.papers())[:2]]
+    lib.star(a)
+    lib.star(b)
+    lib.set_triage(a, "keep")
+    lib.set_note(b, "later")
+    with TestClient(create_app(lib)) as client:
+
+        def listed(**params: str) -> list[str]:
+            response = client.get("/api/marks", params=params)
+            assert response.status_code == 200, response.text
+            return [item["paper"]["paper_id"] for item in response.json()["data"]]
+
+        assert set(listed(starred="true")) == {a, b}
+        assert listed(starred="true", state="keep") == [a]
+        assert listed(noted="true") == [b]
+        assert listed(state="unseen", starred="true") == [b]
+        assert client.get("/api/marks", params={"state": "later"}).status_code == 400
+    lib.close()

@@ -877,6 +877,58 @@ def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_jso
         _emit_json(_marks_of(lib, paper_ids))
 
 
+def _marks_text(marks: dict[str, Any]) -> str:
+    """One line of a paper's marks: ★, the state, #tags and "note"."""
+    parts = ["★"] if marks["starred"] else []
+    parts += [marks["triage"]] if marks["triage"] else []
+    parts += [f"#{t}" for t in marks["tags"]]
+    parts += ["note"] if marks["note"] else []
+    return " ".join(parts)
+
+
+@_command("list")
+@click.option("--starred", is_flag=True, help="Only starred papers.")
+@click.option("--tag", default=None, help="Only papers with this tag (ignoring case).")
+@click.option(
+    "--state",
+    type=click.Choice(("unseen", "skimmed", "maybe", "keep", "reject")),
+    default=None,
+    help="Only papers in this triage state (unseen: marked papers without one).",
+)
+@click.option("--noted", is_flag=True, help="Only papers with a note.")
+@click.option(
+    "--json", "as_json", is_flag=True, help='Print [{"paper_id", "label", "venue", "year", "marks"}].'
+)
+@click.pass_context
+def list_command(
+    ctx: click.Context, starred: bool, tag: str | None, state: str | None, noted: bool, as_json: bool
+) -> None:
+    """List the marked papers, most recently marked first; the filters combine.
+
+    With no filter every paper with any mark (star, tag, note, state) is listed.
+
+    Example: paperscope list --starred --state keep
+    """
+    items = _library(ctx).reading_list(tag=tag, starred=starred, state=state, noted=noted)
+    rows = [
+        {
+            "paper_id": item["paper"].paper_id,
+            "label": item["paper"].label,
+            "venue": item["paper"].venue,
+            "year": item["paper"].year,
+            "marks": item["marks"],
+        }
+        for item in items
+    ]
+    if as_json:
+        _emit_json(rows)
+        return
+    for row in rows:
+        where = " ".join(str(v) for v in (row["venue"], row["year"]) if v)
+        click.echo(f"{row['paper_id']}  {row['label']}  [{where or '-'}]  {_marks_text(row['marks'])}")
+    click.echo(f"{len(rows)} paper(s)", err=True)
+
+
 @tags.command("list")
 @_db_option
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")

@@ -1061,22 +1061,40 @@ class Library:
         with self.store.transaction() as conn:
             marks.set_triage(conn, pid, state)
 
-    def reading_list(self, kind: str = "all", tag: str | None = None) -> list[dict[str, Any]]:
-        """Return the marked papers, most recently marked first.
+    def reading_list(
+        self,
+        kind: str = "all",
+        tag: str | None = None,
+        *,
+        starred: bool = False,
+        state: str | None = None,
+        noted: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Return the marked papers, most recently marked first; the filters combine.
 
         Args:
             kind: ``"starred"``, ``"tagged"``, ``"noted"``, ``"triaged"`` or ``"all"`` (any mark).
             tag: only papers with this tag (ignoring case).
+            starred: only starred papers.
+            state: only papers in this triage state (``"unseen"``: marked papers without one).
+            noted: only papers with a note.
 
         Returns:
             ``[{"paper": Paper, "marks": marks(pid), "topic": {topic_id, topic, subtopic_id,
             subtopic} | None}]``.
 
         Raises:
-            InputError: ``kind`` is unknown.
+            InputError: ``kind`` or ``state`` is unknown.
         """
         try:
-            ids = marks.marked_in_order(self.store.conn, kind, tag.strip() if tag else None)
+            ids = marks.marked_in_order(
+                self.store.conn,
+                kind,
+                tag.strip() if tag else None,
+                starred=starred,
+                state=state,
+                noted=noted,
+            )
         except ValueError as exc:
             raise InputError(str(exc)) from None
         assigned = self.paper_topics() if ids else {}

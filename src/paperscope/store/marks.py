@@ -132,25 +132,50 @@ _MARKED_SQL = {
 }
 
 
-def marked_in_order(conn: sqlite3.Connection, kind: str = "all", tag: str | None = None) -> list[str]:
+def marked_in_order(
+    conn: sqlite3.Connection,
+    kind: str = "all",
+    tag: str | None = None,
+    *,
+    starred: bool = False,
+    state: str | None = None,
+    noted: bool = False,
+) -> list[str]:
     """Return the ids of papers with a mark of ``kind``, most recently marked first.
+
+    The filters combine (a paper must pass all of them).
 
     Args:
         conn: the library connection.
         kind: ``"starred"``, ``"tagged"``, ``"noted"``, ``"triaged"`` or ``"all"`` (any of them).
         tag: keep only papers with this tag (ignoring case).
+        starred: keep only starred papers.
+        state: keep only papers in this triage state (``"unseen"``: marked papers without one).
+        noted: keep only papers with a note.
 
     Raises:
-        ValueError: ``kind`` is unknown.
+        ValueError: ``kind`` or ``state`` is unknown.
     """
     if kind != "all" and kind not in _MARKED_SQL:
         raise ValueError(f"unknown mark kind {kind!r}; choose one of: all, {', '.join(_MARKED_SQL)}")
+    if state is not None and state not in ALL_TRIAGE_STATES:
+        raise ValueError(f"unknown triage state {state!r}; choose one of: {', '.join(ALL_TRIAGE_STATES)}")
     parts = list(_MARKED_SQL.values()) if kind == "all" else [_MARKED_SQL[kind]]
     sql = f"SELECT paper_id, max(stamp) AS t FROM ({' UNION ALL '.join(parts)})"
     params: list[str] = []
-    where = ""
+    where: list[str] = []
     if tag is not None:
-        where = " WHERE paper_id IN (SELECT paper_id FROM tags WHERE lower(tag) = lower(?))"
+        where.append("paper_id IN (SELECT paper_id FROM tags WHERE lower(tag) = lower(?))")
         params.append(tag)
-    rows = conn.execute(f"{sql}{where} GROUP BY paper_id ORDER BY t DESC, paper_id", params)
+    if starred:
+        where.append("paper_id IN (SELECT paper_id FROM stars)")
+    if noted:
+        where.append("paper_id IN (SELECT paper_id FROM notes)")
+    if state == UNSEEN:
+        where.append("paper_id NOT IN (SELECT paper_id FROM triage)")
+    elif state is not None:
+        where.append("paper_id IN (SELECT paper_id FROM triage WHERE state = ?)")
+        params.append(state)
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    rows = conn.execute(f"{sql}{clause} GROUP BY paper_id ORDER BY t DESC, paper_id", params)
     return [r[0] for r in rows]

@@ -5,7 +5,8 @@ PUT/DELETE ``/api/papers/{paper_id}/star``, PUT/DELETE ``/api/papers/{paper_id}/
 PUT ``/api/papers/{paper_id}/note`` ``{"body": str}`` (empty deletes it), PUT
 ``/api/papers/{paper_id}/triage`` ``{"state": "skimmed" | "maybe" | "keep" | "reject" | "unseen" | null}``
 (unseen and null clear it).
-Reads: GET ``/api/marks?kind=…&tag=…`` (the reading list) and GET ``/api/tags``.
+Reads: GET ``/api/marks?kind=…&tag=…&starred=…&state=…&noted=…`` (the reading list, filters
+combined) and GET ``/api/tags``.
 """
 
 from __future__ import annotations
@@ -108,13 +109,22 @@ def reading_list(
         Literal["all", "starred", "tagged", "noted", "triaged"], Query(description="which marks count")
     ] = "all",
     tag: Annotated[str | None, Query(max_length=200, description="only papers with this tag")] = None,
+    starred: Annotated[bool, Query(description="only starred papers")] = False,
+    state: Annotated[
+        Literal["unseen", "skimmed", "maybe", "keep", "reject"] | None,
+        Query(description="only papers in this triage state (unseen: marked papers without one)"),
+    ] = None,
+    noted: Annotated[bool, Query(description="only papers with a note")] = False,
 ) -> dict[str, Any]:
     """Return the marked papers, most recently marked first: ``[{"paper", "marks", "topic"}]``.
 
-    ``kind=all`` lists papers with any mark; ``tag`` keeps papers with that tag (ignoring case).
+    ``kind=all`` lists papers with any mark; ``tag`` keeps papers with that tag (ignoring case);
+    ``starred``, ``state`` and ``noted`` narrow further, all combined (the JSON side of
+    ``paperscope list``: this endpoint was already the reading list, so it grew the filters
+    rather than a second ``/api/list`` beside it).
     """
     with library_of(request) as lib:
-        items = lib.reading_list(kind=kind, tag=tag or None)
+        items = lib.reading_list(kind=kind, tag=tag or None, starred=starred, state=state, noted=noted)
         return ok([{**item, "paper": item["paper"].to_dict()} for item in items])
 
 
