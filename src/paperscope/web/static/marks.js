@@ -107,7 +107,7 @@
     else showTags(form.closest("li.result"), paperId, marks.tags, false);
   });
 
-  // One button per triage state (unseen clears it); each also has a one-letter key (data-key).
+  // One button per triage state (unseen clears it); each also has a one-digit key (data-key, 0-4).
   const triage = document.getElementById("triage");
   if (triage) {
     const buttons = Array.from(triage.querySelectorAll("button[data-state]"));
@@ -122,6 +122,8 @@
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const target = event.target;
       if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+      const help = document.getElementById("keys-help");
+      if (help && help.open) return;
       const button = buttons.find((b) => b.dataset.key === event.key);
       if (button) { event.preventDefault(); choose(button); }
     });
