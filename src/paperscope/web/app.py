@@ -16,8 +16,8 @@ The JSON routes (module: what it holds):
 - papers: ``GET /api/papers/{paper_id}`` (paper, card, marks), ``GET /api/stats``.
 - marks: ``PUT|DELETE /api/papers/{paper_id}/star``, ``PUT|DELETE /api/papers/{paper_id}/tags/{tag}``,
   ``PUT /api/papers/{paper_id}/note`` {"body"}, ``PUT /api/papers/{paper_id}/triage`` {"state"},
-  ``GET /api/marks?kind=all|starred|tagged|noted|triaged&tag=``, ``GET /api/tags``.
-- export: ``GET /api/export?format=&starred=&tag=`` (an attachment).
+  ``GET /api/marks?kind=all|starred|tagged|noted|triaged&tag=&starred=&state=&noted=``, ``GET /api/tags``.
+- export: ``GET /api/export?format=&starred=&tag=&state=`` (an attachment).
 - ingest: ``POST /api/ingest?name=FILE`` (raw bytes; 202 with a job id), ``GET /api/ingest/{job_id}``.
 - topics (the map's): ``GET /api/topics``, ``POST /api/topics/fit``, ``GET /api/map``.
 
