@@ -185,7 +185,9 @@ def related(request: Request, paper_id: str, limit: Limit = 10) -> dict[str, Any
 def recommend(
     request: Request, limit: Limit = 10, tag: Annotated[str | None, Query(max_length=200)] = None
 ) -> dict[str, Any]:
-    """Return unmarked papers like the starred (or ``tag``-ged) ones.
+    """Return untriaged papers like the starred and kept (or ``tag``-ged) ones, learning from rejects.
+
+    Each hit's ``terms`` are the terms that weighed most (see ``Library.recommend``).
 
     Errors: 400 when no paper is marked; 503 while papers lack a vector (an ingest job is
     embedding them: a GET never embeds).
