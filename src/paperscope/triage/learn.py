@@ -89,13 +89,15 @@ def build_features(texts: list[str], dense: np.ndarray) -> Features:
         texts: one text per paper, in the order of the rows of ``dense``.
         dense: float32, shape (n_papers, dim), rows L2-normalised.
 
-    Cost: about 0.6 s for 4,300 ICLR abstracts (one core); fit once per library and reuse.
+    Words only: on the 4,302 ICLR 2026 abstracts the fit takes 0.7 s (2 shared cores) and gives
+    the bench's precision@20 0.660, against 3.0 s and 0.661 with bigrams too. Fit once per
+    library and reuse (``Library`` caches it per process).
     """
     from scipy import sparse
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(
-        stop_words="english", sublinear_tf=True, min_df=2, max_df=0.5, ngram_range=(1, 2), max_features=50000
+        stop_words="english", sublinear_tf=True, min_df=2, max_df=0.5, ngram_range=(1, 1), max_features=50000
     )
     try:
         tfidf = vectorizer.fit_transform(texts)
