@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from paperscope import Library
 from paperscope.cli import cli
 from paperscope.ingest import dedup
-from paperscope.store import SCHEMA_VERSION
+from paperscope.store.migrations import MIGRATIONS
 from paperscope.text import clean_text
 
 # Three different papers (about 120 words each), the kind a proceedings volume holds.
@@ -495,6 +495,9 @@ def test_judge_names_the_rule_and_the_conflict() -> None:
 # Libraries indexed by the old keys are re-indexed (schema migration 7).
 
 
+_KEYS_MIGRATION = next(i for i, script in enumerate(MIGRATIONS) if "DELETE FROM dedup_keys" in script)
+
+
 def test_keys_stored_before_match_words_are_rebuilt_on_the_next_ingest(tmp_path: Path) -> None:
     title, abstract = PAPERS[1]
     a = _json(tmp_path / "a.json", [{"title": title, "abstract": abstract}])
@@ -508,7 +511,8 @@ def test_keys_stored_before_match_words_are_rebuilt_on_the_next_ingest(tmp_path:
         conn.executemany(
             "INSERT INTO dedup_keys (key, paper_id) VALUES (?, ?)", [(k, paper_id) for k in range(1, 12)]
         )
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        # The schema just before the migration that drops the old keys (later ones run again too).
+        conn.execute(f"PRAGMA user_version = {_KEYS_MIGRATION}")
     conn.close()
     listed = tmp_path / "list.txt"
     listed.write_text(
