@@ -59,6 +59,7 @@ class Store:
         self.read_only: str | None = None
         self.damaged: str | None = None
         self._verified = False
+        self._checked_ours = False
         try:
             if self.path == ":memory:":
                 self._connect(self.path)
@@ -105,6 +106,7 @@ class Store:
         if exists:  # before WAL mode is set: a refused file is left exactly as it was
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             health.check_ours(self.conn, str(file), version)
+            self._checked_ours = True
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("PRAGMA foreign_keys = ON")
@@ -135,7 +137,8 @@ class Store:
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        health.check_ours(self.conn, self.path, version)
+        if not self._checked_ours:  # a read-only or new file: checked here, once
+            health.check_ours(self.conn, self.path, version)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: schema version {version} is newer than this paperscope "
