@@ -180,3 +180,27 @@ def write_list(path: Path, body: str) -> Path:
     """Write a paper-list text file (UTF-8) and return its path."""
     path.write_text(body, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def topic_library(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path):
+    """The 95 ICML 2026 papers with cards, fake-embedder vectors and fitted topics (shared: reset marks)."""
+    lib = Library(tmp_path_factory.mktemp("topic-library") / "lib.db")
+    lib.ingest([icml_dir])
+    lib.fit_topics()
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def unmarked(topic_library: Library):
+    """:func:`topic_library` with no star and no triage state before and after the test."""
+
+    def reset() -> None:
+        for pid in [p.paper_id for p in topic_library.papers()]:
+            topic_library.set_triage(pid, None)
+            topic_library.star(pid, False)
+
+    reset()
+    yield topic_library
+    reset()

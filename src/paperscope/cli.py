@@ -469,6 +469,58 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
             click.echo(f"     terms: {', '.join(hit.terms)}")
 
 
+@_command()
+@click.option(
+    "--order",
+    type=click.Choice(("recommended", "topic")),
+    default="recommended",
+    show_default=True,
+    help="By recommendation (learns from what you keep and reject; topic by topic until you keep one) or topic by topic.",
+)
+@click.option("--topic", "topic_id", type=int, default=None, help="Only papers of this topic or subtopic id.")
+@click.option("--tag", default=None, help="Recommend from the papers with this tag instead of the kept ones.")
+@click.option("--next", "next_only", is_flag=True, help="Print the next papers (see --limit) and exit.")
+@click.option(
+    "--limit", default=1, show_default=True, type=click.IntRange(1, 1000), help="Papers --next prints."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the queue as JSON and exit (as --next).")
+@click.pass_context
+def queue(
+    ctx: click.Context,
+    order: str,
+    topic_id: int | None,
+    tag: str | None,
+    next_only: bool,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Go through the unseen papers one at a time: one key marks a paper and shows the next.
+
+    Keys: 1 skimmed, 2 maybe, 3 keep, 4 reject, s skip, u undo, * star, t tag, n note, q quit.
+    Every key is saved at once; `paperscope queue` resumes at the next unseen paper. With --next
+    or --json, print what comes next and exit (mark with `paperscope mark ID STATE`).
+
+    Example: paperscope queue; paperscope queue --order topic --topic 3; paperscope queue --next --limit 5
+    """
+    from .cli_queue import print_header, print_item, run_queue
+
+    lib = _library(ctx)
+    if as_json or next_only:
+        found = lib.queue(order=order, limit=limit, topic_id=topic_id, tag=tag)
+        if as_json:
+            _emit_json(found.to_dict())
+            return
+        print_header(found)
+        for item in found.items:
+            print_item(item, found.seen + item.hit.rank, found.total, lib)
+        if not found.items:
+            click.echo(f"Nothing left unseen here: {found.progress}.")
+        return
+    done = run_queue(lib, order, topic_id, tag)
+    if done:
+        click.echo("Marked: " + ", ".join(f"{state} {n}" for state, n in sorted(done.items())), err=True)
+
+
 def _card_lines(card: dict[str, Any]) -> list[str]:
     """Return the card's fields as ``name: values`` lines (empty fields left out)."""
     lines = []

@@ -1315,6 +1315,107 @@ class Library:
             "triage": marks.triage_of(conn, pid),
         }
 
+    def queue(
+        self,
+        order: str = "recommended",
+        limit: int = 1,
+        topic_id: int | None = None,
+        tag: str | None = None,
+        skip: Iterable[str] = (),
+        first: str | None = None,
+    ) -> Any:
+        """Return the triage queue: the next unseen papers and how many of the scope are seen.
+
+        See :mod:`paperscope.triage.queue` for the orders. Nothing is stored: the queue follows
+        the marks, so it resumes where the reader stopped. It never embeds: while papers lack a
+        vector the recommended order falls back to topic order and ``notice`` says so.
+
+        Args:
+            order: ``"recommended"`` (learns from keeps, stars and rejects) or ``"topic"``.
+            limit: papers to return (1..MAX_LIMIT), first the one to look at now.
+            topic_id: only papers of this broad topic or subtopic.
+            tag: recommend from the papers with this tag instead of the kept and starred ones.
+            skip: ids (or prefixes) to leave out this time, unmarked (at most ``MAX_SKIP``).
+            first: an id (or prefix) to put first whatever its state (to undo a mark, or open
+                the queue at one paper).
+
+        Returns:
+            a :class:`paperscope.triage.queue.Queue`.
+
+        Raises:
+            InputError: unknown order, ``limit`` out of range, too many or malformed ids.
+            NotFound: ``topic_id``, an id of ``skip`` or ``first`` matches nothing.
+        """
+        from .triage.queue import MAX_SKIP, ORDERS, Queue, QueueItem, topic_sequence
+
+        if order not in ORDERS:
+            raise InputError(f"unknown queue order {order!r}; choose one of: {', '.join(ORDERS)}")
+        _check_limit(limit)
+        skip = list(skip)
+        if len(skip) > MAX_SKIP:
+            raise InputError(f"at most {MAX_SKIP} papers can be skipped at once, got {len(skip)}")
+        conn = self.store.conn
+        skipped = {papers.resolve_paper_id(conn, p) for p in skip}
+        head = papers.resolve_paper_id(conn, first) if first else None
+        scope = self.topic_members(topic_id) if topic_id is not None else None
+        ids = [r[0] for r in conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
+        if scope is not None:
+            ids = [p for p in ids if p in scope]
+        states = {p: marks.triage_of(conn, p) for p in marks.marked_in_order(conn, "triaged")}
+        counts: dict[str, int] = {}
+        for pid in ids:
+            if pid in states:
+                counts[states[pid]] = counts.get(states[pid], 0) + 1
+        unseen = [p for p in ids if p not in states and p not in skipped and p != head]
+        ordered_by, notice, ranked = order, None, []
+        if order == "recommended":
+            ordered_by, notice, ranked = self._queue_ranking(
+                set(unseen), limit + len(skipped) + 1 if scope is None else MAX_LIMIT, tag
+            )
+        ranked_ids = {h.paper_id for h in ranked}
+        rest = [p for p in unseen if p not in ranked_ids]
+        if len(ranked) < limit and rest:
+            rest = topic_sequence(rest, topic_store.load_assignments(conn, rest), self.topics())
+        chosen: list[tuple[str, Hit | None]] = [(head, None)] if head else []
+        chosen += [(h.paper_id, h) for h in ranked] + [(p, None) for p in rest]
+        chosen = chosen[:limit]
+        rows = papers.hit_rows(conn, [pid for pid, _ in chosen])
+        assigned = self.paper_topics([pid for pid, _ in chosen])
+        keys = ("topic_id", "topic", "subtopic_id", "subtopic")
+        items = []
+        for rank, (pid, hit) in enumerate(chosen, start=1):
+            if hit is None:
+                hit = _hit(rows[pid], pid, rank, 0.0)
+            hit.rank = rank
+            topic = {k: assigned[pid][k] for k in keys} if pid in assigned else None
+            items.append(QueueItem(hit=hit, topic=topic, marks=self.marks(pid)))
+        seen = sum(counts.values())
+        return Queue(len(ids), seen, counts, order, ordered_by, notice, items)
+
+    def _queue_ranking(
+        self, unseen: set[str], limit: int, tag: str | None
+    ) -> tuple[str, str | None, list[Hit]]:
+        """Return ``(ordered_by, notice, hits)``: the recommended unseen papers, or why there are none."""
+        missing = self.missing_vectors()
+        if missing:
+            return (
+                "topic",
+                f"{missing:,} papers have no embedding yet, so the queue goes topic by topic; run"
+                " `paperscope embed` (or wait for the ingest) to order it by recommendation",
+                [],
+            )
+        try:
+            hits = self.recommend(limit=min(limit, MAX_LIMIT), tag=tag)
+        except InputError:
+            what = f"tagged {tag!r}" if tag else "kept or starred"
+            return (
+                "topic",
+                f"no paper is {what} yet, so the queue goes topic by topic; keep or star a paper"
+                " and it orders itself by what you keep",
+                [],
+            )
+        return "recommended", None, [h for h in hits if h.paper_id in unseen]
+
     # -- topics and the map -----------------------------------------------------------------
     def fit_topics(self, embeddings: tuple[list[str], Any] | None = None, **settings: Any) -> Any:
         """Fit broad topics, subtopics and map coordinates, and store them (replacing earlier ones).

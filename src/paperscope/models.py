@@ -168,8 +168,8 @@ class Hit:
     has_code: bool = False
     links: dict[str, str] = field(default_factory=dict)
     #: Recommendations only: the labels (title, else card label) of the kept papers, or of the
-    #: user's own papers (``recommend --like``), this hit is closest to, closest first; in
-    #: :meth:`to_dict` only when not empty.
+    #: user's own papers (``recommend --like``), this hit is closest to, closest first;
+    #: empty for search and related hits.
     like: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -192,7 +192,7 @@ class Hit:
             "snippet": self.snippet,
             "terms": self.terms,
             "missing_vector": self.missing_vector,
-            **({"like": list(self.like)} if self.like else {}),
+            "like": list(self.like),
         }
 
 

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,6 +41,13 @@ CHROMIUM_ARGS = [
 BAD_TEXT = ("[object Object]", '{"')
 #: Raw LaTeX: a math dollar or a backslash command; clean text has neither.
 RAW_LATEX = re.compile(r"\$|\\[A-Za-z(\[]")
+
+
+def visible_text(html: str) -> str:
+    """The visible text of a server-rendered page, roughly: tags, scripts and attributes dropped,
+    entities decoded, white space collapsed (no browser needed)."""
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", body)).split())
 
 
 def free_port() -> int:

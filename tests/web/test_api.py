@@ -428,6 +428,9 @@ def test_related_and_recommend(client: TestClient) -> None:
     client.put(f"/api/papers/{apm}/star")
     recommended = client.get("/api/recommend").json()["data"]
     assert apm not in [h["paper_id"] for h in recommended] and len(recommended) == 1
+    # The explanation survives the response model: the kept paper it is closest to, by label.
+    assert recommended[0]["like"] == [client.app.state.library.get(apm).label]
+    assert related["data"][0]["like"] == []
 
 
 def test_recommend_never_embeds_inside_a_request(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from browser_helpers import visible_text as _text
 from fastapi.testclient import TestClient
 
 from paperscope import Library
@@ -40,16 +41,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path):
     lib.close()
 
 
-@pytest.fixture(autouse=True)
-def strict_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A template asking for a text the catalogue lacks fails the test instead of showing the key."""
-    monkeypatch.setattr(i18n, "STRICT", True)
-
-
-def _text(html: str) -> str:
-    """The visible text of a page, roughly: tags, scripts and attributes dropped, entities decoded."""
-    body = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", body)).split())
+pytestmark = pytest.mark.usefixtures("strict_catalogue")
 
 
 def _hrefs(html: str, css_class: str) -> list[str]:

@@ -437,6 +437,57 @@ ZH: dict[str, str] = {
     "js_fitting": "正在拟合主题…",
     "js_fitted": "主题已拟合，正在刷新…",
 }
+EN.update(
+    {
+        "nav_queue": "Queue",
+        "queue_title": "Triage queue",
+        "queue_seen": "{seen} of {total} seen",
+        "queue_order": "Order",
+        "queue_order_recommended": "By recommendation",
+        "queue_order_topic": "Topic by topic",
+        "queue_fallback_nothing_kept": "Nothing is kept or starred yet, so the queue goes topic by topic."
+        " Keep (3) or star a paper and it orders itself by what you keep.",
+        "queue_fallback_vectors": "Some papers have no embedding yet, so the queue goes topic by topic"
+        " until they do.",
+        "queue_this_topic": "Only this topic",
+        "queue_why": "Why next:",
+        "queue_like": "like",
+        "queue_terms": "terms",
+        "queue_skip": "skip",
+        "queue_undo": "undo",
+        "queue_up_next": "Up next",
+        "queue_last": "This is the last unseen paper here.",
+        "queue_keys": "Keys",
+        "queue_keys_help": "1 skimmed · 2 maybe · 3 keep · 4 reject · s skip · u undo the last mark."
+        " Each key saves at once; come back any time and the queue resumes at the next unseen paper.",
+        "queue_done": "Nothing left unseen here.",
+        "queue_done_help": "Every paper in this queue has a triage state. Your kept papers are in the reading list.",
+    }
+)
+ZH.update(
+    {
+        "nav_queue": "队列",
+        "queue_title": "筛选队列",
+        "queue_seen": "已看 {seen} / {total}",
+        "queue_order": "顺序",
+        "queue_order_recommended": "按推荐",
+        "queue_order_topic": "按主题",
+        "queue_fallback_nothing_kept": "还没有保留或加星的论文，所以队列按主题排列。保留（3）或加星一篇论文后，队列会按你保留的论文排序。",
+        "queue_fallback_vectors": "部分论文还没有向量，所以在向量算完之前队列按主题排列。",
+        "queue_this_topic": "只看这个主题",
+        "queue_why": "推荐理由：",
+        "queue_like": "类似",
+        "queue_terms": "关键词",
+        "queue_skip": "跳过",
+        "queue_undo": "撤销",
+        "queue_up_next": "接下来",
+        "queue_last": "这是这里最后一篇未看的论文。",
+        "queue_keys": "快捷键",
+        "queue_keys_help": "1 已浏览 · 2 待定 · 3 保留 · 4 舍弃 · s 跳过 · u 撤销上一次标记。每次按键立即保存；随时回来，队列会从下一篇未看的论文继续。",
+        "queue_done": "这里没有未看的论文了。",
+        "queue_done_help": "这个队列里的每篇论文都已标记。保留的论文在阅读清单里。",
+    }
+)
 EN["js_line"] = "line {n}"
 EN["js_record"] = "record {n}"
 

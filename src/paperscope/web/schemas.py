@@ -27,6 +27,8 @@ __all__ = [
     "FacetValue",
     "ReadingListItem",
     "TagCount",
+    "QueueItemModel",
+    "QueueModel",
     "IngestAccepted",
     "IngestJobModel",
 ]
@@ -102,6 +104,11 @@ class HitModel(BaseModel):
     snippet: str = Field(description="The best passage; the matched terms are listed in `terms`.")
     terms: list[str] = Field(description="Query terms found in the paper (related: the shared words).")
     missing_vector: bool = Field(description="The paper has no embedding yet, so dense search missed it.")
+    like: list[str] = Field(
+        default_factory=list,
+        description="Recommendations: the labels of the kept papers (or, for papers like mine, of the"
+        " user's own papers) this hit is closest to, closest first; empty for search and related hits.",
+    )
 
 
 class MarksModel(BaseModel):
@@ -203,6 +210,28 @@ class ReadingListItem(BaseModel):
     paper: PaperModel
     marks: MarksModel
     topic: dict[str, Any] | None = Field(description="{topic_id, topic, subtopic_id, subtopic} or null.")
+
+
+class QueueItemModel(HitModel):
+    """A paper of the triage queue: its hit, topic and marks."""
+
+    topic: dict[str, Any] | None = Field(description="{topic_id, topic, subtopic_id, subtopic} or null.")
+    marks: MarksModel
+
+
+class QueueModel(BaseModel):
+    """The triage queue: how far the reader has got and the next unseen papers."""
+
+    total: int = Field(description="Papers in the queue's scope (the library, or one topic).")
+    seen: int = Field(description="Papers of the scope with a triage state.")
+    progress: str = Field(description='"412 of 3,300 seen".')
+    counts: dict[str, int] = Field(description="Papers of the scope per triage state (none: left out).")
+    order: Literal["recommended", "topic"] = Field(description="The order asked for.")
+    ordered_by: Literal["recommended", "topic"] = Field(
+        description="The order used: topic while nothing is kept or starred, or vectors are missing."
+    )
+    notice: str | None = Field(description="Why the order asked for is not the one used; else null.")
+    items: list[QueueItemModel] = Field(description="The next papers, first the one to look at now.")
 
 
 class TagCount(BaseModel):

@@ -6,7 +6,8 @@ PUT ``/api/papers/{paper_id}/note`` ``{"body": str}`` (empty deletes it), PUT
 ``/api/papers/{paper_id}/triage`` ``{"state": "skimmed" | "maybe" | "keep" | "reject" | "unseen" | null}``
 (unseen and null clear it).
 Reads: GET ``/api/marks?kind=…&tag=…&starred=…&state=…&noted=…`` (the reading list, filters
-combined) and GET ``/api/tags``.
+combined), GET ``/api/tags`` and GET ``/api/queue?order=…&topic=…&tag=…&limit=…&skip=…&paper=…``
+(the triage queue: progress and the next unseen papers; mark them with PUT …/triage).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field, field_validator
 
-from ..schemas import ERROR_RESPONSES, Envelope, MarksModel, ReadingListItem, TagCount
+from ..schemas import ERROR_RESPONSES, Envelope, MarksModel, QueueModel, ReadingListItem, TagCount
 from .deps import library_of, ok, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["marks"])
@@ -133,3 +134,32 @@ def tags(request: Request) -> dict[str, Any]:
     """Return every tag with the number of papers carrying it, most used first."""
     with library_of(request) as lib:
         return ok([{"tag": tag, "count": count} for tag, count in lib.tags()])
+
+
+@router.get("/queue", response_model=Envelope[QueueModel])
+def queue(
+    request: Request,
+    order: Annotated[
+        Literal["recommended", "topic"], Query(description="by recommendation, or topic by topic")
+    ] = "recommended",
+    topic: Annotated[
+        int | None, Query(ge=-1, le=1_000_000, description="only this topic or subtopic")
+    ] = None,
+    tag: Annotated[str | None, Query(max_length=200, description="recommend from this tag's papers")] = None,
+    limit: Annotated[int, Query(ge=1, le=100, description="papers to return")] = 1,
+    skip: Annotated[
+        str | None, Query(max_length=20_000, description="comma-separated ids to leave out this time")
+    ] = None,
+    paper: Annotated[str | None, Query(max_length=64, description="an id to put first (undo)")] = None,
+) -> dict[str, Any]:
+    """Return the triage queue: ``"412 of 3,300 seen"`` and the next unseen papers.
+
+    Nothing is stored: the queue follows the marks, so it resumes where the reader stopped. A GET
+    never embeds: while papers lack a vector, the recommended order falls back to topic order and
+    ``ordered_by`` and ``notice`` say so. Errors: 400 bad parameters or more than 500 skips; 404
+    unknown topic or paper.
+    """
+    skipped = [s for s in (skip or "").split(",") if s.strip()]
+    with library_of(request) as lib:
+        found = lib.queue(order=order, limit=limit, topic_id=topic, tag=tag, skip=skipped, first=paper)
+        return ok(found.to_dict(), found.notice)

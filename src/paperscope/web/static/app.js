@@ -29,7 +29,16 @@
     return { headers: { "Content-Type": "application/json" }, body: JSON.stringify(value) };
   }
 
-  window.paperscope = { t, api, jsonBody };
+  // True when a key press belongs to something else: a modifier, typing in a field, the keys dialog.
+  function ignoresKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return true;
+    const target = event.target;
+    if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return true;
+    const help = document.getElementById("keys-help");
+    return Boolean(help && help.open);
+  }
+
+  window.paperscope = { t, api, jsonBody, ignoresKey };
 
   // A <select data-autosubmit> (the browse order) submits its form when changed.
   for (const select of document.querySelectorAll("select[data-autosubmit]")) {

@@ -57,6 +57,7 @@
         move(-1);
         break;
       case "s": {
+        if (document.getElementById("queue-state")) break; // the queue page: s skips (queue.js)
         const star = item ? item.querySelector("button.star") : document.getElementById("star");
         if (star) star.click();
         break;

@@ -2,7 +2,7 @@
 "use strict";
 
 (function () {
-  const { t, api, jsonBody } = window.paperscope;
+  const { t, api, jsonBody, ignoresKey } = window.paperscope;
   const status = document.getElementById("mark-status");
 
   const TOAST_MS = 1500;
@@ -119,11 +119,7 @@
     };
     for (const button of buttons) button.addEventListener("click", () => choose(button));
     document.addEventListener("keydown", (event) => {
-      if (event.ctrlKey || event.metaKey || event.altKey) return;
-      const target = event.target;
-      if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
-      const help = document.getElementById("keys-help");
-      if (help && help.open) return;
+      if (ignoresKey(event)) return;
       const button = buttons.find((b) => b.dataset.key === event.key);
       if (button) { event.preventDefault(); choose(button); }
     });
