@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import bibtexparser
 import pytest
@@ -75,9 +76,14 @@ def test_markdown_multi_line_note_stays_inside_its_item(marked) -> None:
     lib.set_note(ids[1], "first line\nsecond line\n\n- a list in the note")
     text = "".join(lib.export("markdown", tag="to-read"))
     assert "  - note: first line\n    second line\n    \n    - a list in the note\n" in text
-    # Every line after the header is a list item or indented under one.
-    body = [line for line in text.splitlines()[1:] if line]
+    # After the header and the count, each topic is a "## name (n)" section of list items, and
+    # every other line is indented under one.
+    lines = text.splitlines()
+    assert lines[2] == "2 papers in 1 group, by topic." or lines[2].endswith("groups, by topic.")
+    body = [line for line in lines[3:] if line and not line.startswith("## ")]
     assert all(line.startswith(("- [ ] ", "  ")) for line in body)
+    sections = [line for line in lines if line.startswith("## ")]
+    assert sections and all(re.fullmatch(r"## .+ \(\d+\)", line) for line in sections)
 
 
 def test_unknown_format_is_an_input_error(icml_library: Library) -> None:
@@ -148,3 +154,20 @@ def test_html_reading_list_escapes_marks_and_shows_them(marked) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; see **this**" in text
     assert "#&lt;b&gt;hot&lt;/b&gt;" in text and "★ starred" in text
     assert text.count("<article ") == 2 and "Not in a topic (2)" in text  # no topics fitted here
+
+
+def test_markdown_and_html_reading_lists_go_topic_by_topic_with_card_summaries(unmarked: Library) -> None:
+    lib = unmarked
+    topics = lib.paper_topics()
+    text = "".join(lib.export("markdown"))
+    sections = re.findall(r"^## (.+) \((\d+)\)$", text, flags=re.M)
+    expected: dict[str, int] = {}
+    for paper in lib.papers():
+        name = (topics.get(paper.paper_id) or {}).get("topic") or "Not in a topic"
+        expected[name] = expected.get(name, 0) + 1
+    assert {name: int(n) for name, n in sections} == expected
+    assert sum(int(n) for _, n in sections) == len(lib) == text.count("\n- [ ] ")
+    with_methods = [p for p in lib.papers() if p.card and p.card.to_dict().get("method_names")]
+    assert with_methods and text.count("\n  - Methods: ") == len(with_methods)
+    html = "".join(lib.export("html"))
+    assert [f"{name} ({n})" for name, n in sections] == re.findall(r"<h2>(.+?)</h2>", html)

@@ -14,7 +14,7 @@ from ..links import paper_links
 from ..models import Paper
 from .venues import Venue, venue_info
 
-__all__ = ["ExportEntry", "entry_of", "LABEL_NOTE"]
+__all__ = ["ExportEntry", "entry_of", "card_summary", "LABEL_NOTE", "SUMMARY_CLAIMS"]
 
 #: The note an entry carries when its title is paperscope's label (the list gave no title).
 LABEL_NOTE = "Title given by paperscope (the source list has no title)."
@@ -99,3 +99,30 @@ def entry_of(paper: Paper, info: dict[str, Any]) -> ExportEntry:
         starred=bool(marks.get("starred")),
         submitted_to=submitted_to,
     )
+
+
+#: Claims a card summary shows (the reading lists: HTML and Markdown).
+SUMMARY_CLAIMS = 2
+
+
+def _claim(claim: dict[str, Any]) -> str:
+    value = f"{claim.get('value', '')}{claim.get('unit', '')}".strip()
+    what = str(claim.get("what") or "").strip()
+    return " ".join(p for p in (value, what) if p)
+
+
+def card_summary(paper: Paper) -> list[tuple[str, str]]:
+    """Return the ``(field, text)`` rows of a card summary: methods, tasks, datasets, first claims.
+
+    Empty fields are left out; ``[]`` for a paper without a card.
+    """
+    if paper.card is None:
+        return []
+    card = paper.card.to_dict()
+    rows = [
+        ("Methods", ", ".join(card.get("method_names") or [])),
+        ("Tasks", ", ".join(t.get("text", "") for t in card.get("tasks") or [])),
+        ("Datasets", ", ".join(d.get("name", "") for d in card.get("datasets") or [])),
+        ("Claims", "; ".join(_claim(c) for c in (card.get("claims") or [])[:SUMMARY_CLAIMS])),
+    ]
+    return [(name, text) for name, text in rows if text.strip(" ,;")]

@@ -15,14 +15,12 @@ from typing import Any
 
 from ..links import is_web_url
 from ..models import Paper
-from .entry import entry_of
+from .entry import card_summary, entry_of
 
-__all__ = ["write_html", "NO_TOPIC"]
+__all__ = ["write_html", "topic_groups", "NO_TOPIC"]
 
 #: The group of papers that have no topic (added since the last topic fit, or none fitted).
 NO_TOPIC = "Not in a topic"
-#: Claims shown per paper.
-_CLAIMS = 2
 _STYLE = """
 body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 h1{font-size:1.6rem}h2{font-size:1.2rem;border-bottom:1px solid #d8dee6;padding-bottom:.2rem;margin-top:2rem}
@@ -43,26 +41,6 @@ def _link(url: str | None, text: str) -> str:
     return _e(text)
 
 
-def _claim(claim: dict[str, Any]) -> str:
-    value = f"{claim.get('value', '')}{claim.get('unit', '')}".strip()
-    what = str(claim.get("what") or "").strip()
-    return " ".join(p for p in (value, what) if p)
-
-
-def _summary(paper: Paper) -> list[tuple[str, str]]:
-    """Return ``(field, text)`` rows of the card summary (empty fields left out)."""
-    if paper.card is None:
-        return []
-    card = paper.card.to_dict()
-    rows = [
-        ("Methods", ", ".join(card.get("method_names") or [])),
-        ("Tasks", ", ".join(t.get("text", "") for t in card.get("tasks") or [])),
-        ("Datasets", ", ".join(d.get("name", "") for d in card.get("datasets") or [])),
-        ("Claims", "; ".join(_claim(c) for c in (card.get("claims") or [])[:_CLAIMS])),
-    ]
-    return [(name, text) for name, text in rows if text.strip(" ,;")]
-
-
 def _article(paper: Paper, info: dict[str, Any]) -> str:
     entry = entry_of(paper, info)
     parts = [f'<article id="p-{_e(paper.paper_id)}">', f"<h3>{_link(entry.url, entry.title)}</h3>"]
@@ -71,7 +49,7 @@ def _article(paper: Paper, info: dict[str, Any]) -> str:
         meta = " — ".join(p for p in (meta, ", ".join(paper.authors)) if p)
     if meta:
         parts.append(f'<div class="meta">{_e(meta)}</div>')
-    rows = _summary(paper)
+    rows = card_summary(paper)
     if entry.code_url and is_web_url(entry.code_url):
         rows.insert(0, ("Code", ""))
     if rows:
@@ -90,19 +68,26 @@ def _article(paper: Paper, info: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def write_html(papers: Iterable[tuple[Paper, dict[str, Any]]]) -> Iterator[str]:
-    """Yield one HTML document: the papers grouped by topic, topics in order of first appearance.
+def topic_groups(
+    papers: Iterable[tuple[Paper, dict[str, Any]]],
+) -> dict[str, list[tuple[Paper, dict[str, Any]]]]:
+    """Group papers by topic name, topics in order of first appearance, :data:`NO_TOPIC` last.
 
     ``info["topic"]["topic"]`` names a paper's topic (an outlier's is the topic nearest to it);
-    papers without one (topics not fitted since they were added) go to a last group, :data:`NO_TOPIC`.
+    papers without one (topics not fitted since they were added) go to the last group.
     """
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[tuple[Paper, dict[str, Any]]]] = {}
     for paper, info in papers:
-        topic = info.get("topic") or {}
-        name = topic.get("topic")  # an outlier is listed under the topic it is nearest to
-        groups.setdefault(name or NO_TOPIC, []).append(_article(paper, info))
+        name = (info.get("topic") or {}).get("topic")
+        groups.setdefault(name or NO_TOPIC, []).append((paper, info))
     if NO_TOPIC in groups:
         groups[NO_TOPIC] = groups.pop(NO_TOPIC)
+    return groups
+
+
+def write_html(papers: Iterable[tuple[Paper, dict[str, Any]]]) -> Iterator[str]:
+    """Yield one HTML document: the papers grouped by topic (:func:`topic_groups`)."""
+    groups = {name: [_article(p, i) for p, i in items] for name, items in topic_groups(papers).items()}
     count = sum(len(v) for v in groups.values())
     yield (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
