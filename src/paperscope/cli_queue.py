@@ -112,6 +112,8 @@ def run_queue(lib: Library, order: str, topic_id: int | None, tag: str | None) -
     history: list[tuple[str, str | None, str]] = []  # (paper_id, state before, state set) for undo
     done: dict[str, int] = {}
     first: str | None = None
+    if order == "recommended":
+        click.echo("Opening the queue (ranking the unseen papers by what you kept)…", err=True)
     queue = lib.queue(order=order, limit=1, topic_id=topic_id, tag=tag)
     if queue.seen:
         click.echo(f"Resuming: {queue.progress}.")
