@@ -1207,6 +1207,12 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
 
 @eval.command("cards")
 @click.option("--no-iclr", is_flag=True, help="Skip the held-out ICLR 2026 area run (about a minute).")
+@click.option(
+    "--silver",
+    is_flag=True,
+    help="Also score the silver test splits of ../shared/data: method names from 'Name: subtitle' "
+    "titles, keyphrases from ICLR 2026 author keywords (card tasks, YAKE, TF-IDF; about 2 minutes).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option(
     "--gold",
@@ -1222,8 +1228,13 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
     default=None,
     help="Folder of the paper lists the gold's `file` fields name (default: examples/icml2026).",
 )
-def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_dir: Path | None) -> None:
+def eval_cards(
+    no_iclr: bool, silver: bool, as_json: bool, gold_path: Path | None, examples_dir: Path | None
+) -> None:
     """Score card extraction against the hand-labelled dev gold (P/R/F1) and area accuracy.
+
+    With --silver, also on thousands of silver-labelled papers (method-name recall and primary-name
+    accuracy; keyphrase P/R/F1@5 beside YAKE and TF-IDF), printed after the gold tables.
 
     Example: paperscope eval cards --no-iclr --gold my_gold.jsonl
     """
@@ -1236,17 +1247,33 @@ def eval_cards(no_iclr: bool, as_json: bool, gold_path: Path | None, examples_di
         raise click.ClickException(
             f"{DEFAULT_ICLR_DIR}: the ICLR 2026 folder for the area run is not there; pass --no-iclr"
         )
+    if silver:
+        from .evaluation.silver import DEFAULT_SHARED
+
+        if not (DEFAULT_SHARED / "airas-papers-db").is_dir() or not DEFAULT_ICLR_DIR.is_dir():
+            raise click.ClickException(
+                f"{DEFAULT_SHARED}: the shared data for --silver (iclr2026-primary-area/, airas-papers-db/) is not there"
+            )
     result = run_cards_eval(
         gold_path=gold_path or DEFAULT_GOLD,
         examples_dir=examples_dir or examples_default(),
         iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
         progress=True,
     )
+    scored = result["n_dev_papers"] + (result.get("area_iclr") or {}).get("n_test", 0)
+    if silver:
+        from .evaluation.silver_eval import format_silver_eval, run_silver_eval
+
+        result["silver"] = run_silver_eval(progress=True)
+        result["elapsed_s"] += result["silver"]["elapsed_s"]
+        sizes = result["silver"]["sizes"]
+        scored += sizes["method_test"] + sizes["keyphrase_test"]
     if as_json:
         _emit_json(result)
     else:
         click.echo(format_cards_eval(result))
-    scored = result["n_dev_papers"] + (result.get("area_iclr") or {}).get("n_test", 0)
+        if silver:
+            click.echo("\n" + format_silver_eval(result["silver"]))
     _summary("eval cards", scored, result["elapsed_s"])
 
 
