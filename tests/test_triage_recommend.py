@@ -11,7 +11,6 @@ import pytest
 from paperscope import Library
 from paperscope.errors import InputError
 from paperscope.triage.learn import build_features, rank_with_feedback
-from paperscope.triage.recommend import rank_by_preference
 
 
 def _unit(rows: list[list[float]]) -> np.ndarray:
@@ -20,21 +19,38 @@ def _unit(rows: list[list[float]]) -> np.ndarray:
 
 
 def test_svm_ranks_the_cluster_of_the_positives_first() -> None:
-    # Two clusters: rows 0-3 near the x axis, rows 4-7 near the y axis.
-    matrix = _unit([[1, 0.1], [1, 0.2], [1, -0.1], [1, 0.05], [0.1, 1], [0.2, 1], [-0.1, 1], [0.05, 1]])
-    ranked = rank_by_preference(matrix, [0, 1], limit=6)
-    assert {row for row, _, _ in ranked[:2]} == {2, 3}
-    assert {row for row, _, _ in ranked} == {2, 3, 4, 5, 6, 7}
-    assert all(because in (0, 1) for _, _, because in ranked)
-    assert ranked[0][1] > ranked[2][1]
+    # Two clusters of embeddings: rows 0-3 near the x axis, rows 4-7 near the y axis; the texts
+    # are all alike, so only the embeddings (and the graph over them) can tell the clusters apart.
+    dense = _unit([[1, 0.1], [1, 0.2], [1, -0.1], [1, 0.05], [0.1, 1], [0.2, 1], [-0.1, 1], [0.05, 1]])
+    features = build_features(["a paper"] * 8, dense)
+    ranked = rank_with_feedback(features, [0, 1], [], limit=6)
+    assert {r.row for r in ranked[:2]} == {2, 3}
+    assert {r.row for r in ranked} == {2, 3, 4, 5, 6, 7}
+    assert all(set(r.like) <= {0, 1} and r.like for r in ranked)
+    assert ranked[0].score > ranked[2].score
 
 
 def test_no_positive_or_all_positive_is_an_error() -> None:
-    matrix = _unit([[1, 0], [0, 1]])
-    with pytest.raises(ValueError, match="star or tag"):
-        rank_by_preference(matrix, [], 5)
+    features = build_features(["one paper", "another paper"], _unit([[1, 0], [0, 1]]))
+    with pytest.raises(ValueError, match="star, keep or tag"):
+        rank_with_feedback(features, [], [], 5)
     with pytest.raises(ValueError, match="nothing left"):
-        rank_by_preference(matrix, [0, 1], 5)
+        rank_with_feedback(features, [0, 1], [], 5)
+
+
+def test_graph_averages_each_papers_nearest_neighbours() -> None:
+    # 30 random papers: each row of the graph sums to 1, holds no self-loop, at least NEIGHBOURS
+    # papers (more where it is someone else's neighbour) and weighs its nearest paper most.
+    from paperscope.triage.learn import NEIGHBOURS
+
+    rng = np.random.default_rng(0)
+    dense = _unit(rng.normal(size=(30, 5)).tolist())
+    graph = build_features([f"paper {i}" for i in range(30)], dense).graph.toarray()
+    cosine = dense @ dense.T
+    np.fill_diagonal(cosine, -np.inf)
+    assert np.allclose(graph.sum(axis=1), 1) and not graph.diagonal().any()
+    assert ((graph > 0).sum(axis=1) >= np.minimum(NEIGHBOURS, (cosine > 0).sum(axis=1))).all()
+    assert (graph.argmax(axis=1) == cosine.argmax(axis=1)).all()
 
 
 def test_library_recommend_excludes_marked_papers(icml_library: Library) -> None:

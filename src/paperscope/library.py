@@ -1217,7 +1217,8 @@ class Library:
 
         Ranks by a linear SVM over TF-IDF and embedding features that learns from rejects too
         (:mod:`paperscope.triage.learn`): positives are the starred and kept papers (or the papers
-        tagged ``tag``), rejected papers are negatives, every other paper a weak negative. Papers
+        tagged ``tag``), rejected papers are negatives, every other paper a weak negative; the
+        scores are then propagated one hop on the library's embedding neighbour graph. Papers
         with any triage state are not recommended again. ``Hit.terms`` holds the terms that
         contributed most, ``Hit.like`` the labels of the positives the hit is closest to.
 
@@ -1256,9 +1257,9 @@ class Library:
 
         ``path`` is any paper list the ingest reads (BibTeX, text list, CSV, JSON, CSL-JSON …).
         Its papers are embedded with the library's embedder and put in the library's TF-IDF space;
-        each library paper scores its highest cosine to any of them (reviewer-affinity style, see
-        :func:`paperscope.triage.learn.rank_like`). ``Hit.like`` names the closest of the file's
-        papers, ``Hit.terms`` the terms shared with it.
+        each library paper scores its mean cosine to them, plus its neighbours' mean score
+        (reviewer-affinity style, see :func:`paperscope.triage.learn.rank_like`). ``Hit.like``
+        names the closest of the file's papers, ``Hit.terms`` the terms shared with it.
 
         Raises:
             InputError: the file cannot be read or holds no paper with an abstract, or ``limit``
