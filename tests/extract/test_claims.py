@@ -7,7 +7,7 @@ from paperscope.text import clean_text
 
 
 def _claims(original: str) -> list[tuple[str, str, str]]:
-    return [(c.relation + c.value, c.unit, c.what) for c in extract_claims(clean_text(original))]
+    return [(c.bound + c.value, c.unit, c.what) for c in extract_claims(clean_text(original))]
 
 
 def test_case_5_bounds_survive_entity_decoding():

@@ -82,7 +82,7 @@ def test_map_renders_searches_and_shows_cards_offline(icml_map: tuple[Library, P
             fields = dict(zip(names, values, strict=True))
             assert fields["Methods"] == "APM (analytic parameter matching)"
             assert fields["Datasets"] == "Flickr30k"
-            assert fields["Claims"].startswith("65× storage reduction")
+            assert fields["Claims"].startswith("↓65× storage reduction")
             assert fields["Area"].endswith("(model, 49%)") and fields["Venue"] == "ICML 2026"
             shown = page.inner_text("#card")
             assert shown.count("ICML 2026") == 1

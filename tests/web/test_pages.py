@@ -392,7 +392,35 @@ def test_claims_and_areas_read_as_a_person_writes_them() -> None:
     assert (
         claim_text({"value": "3", "unit": "%", "what": "fewer errors", "relation": "up to"})
         == "up to 3% fewer errors"
+    )  # a card written before relations: its "relation" was the bound
+    assert (
+        claim_text(
+            {
+                "value": "64.0",
+                "unit": "%",
+                "what": "translation accuracy",
+                "relation": "improves",
+                "baseline": "57.5",
+            }
+        )
+        == "↑64.0% translation accuracy (from 57.5%)"
     )
+    assert (
+        claim_text(
+            {
+                "value": "63",
+                "unit": "%",
+                "what": "inference time",
+                "relation": "reduces",
+                "bound": "<",
+                "dataset": "Jetson",
+            }
+        )
+        == "↓<63% inference time on Jetson"
+    )
+    assert claim_text(
+        {"value": "91.5", "unit": "%", "what": "accuracy", "relation": "reaches", "baseline": "42.7"}
+    ) == ("91.5% accuracy (vs. 42.7%)")
     assert area_text({"label": "vision", "confidence": 0.492, "source": "model"}) == "vision (model, 49%)"
     assert area_text(None) == ""
 

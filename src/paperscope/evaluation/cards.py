@@ -373,7 +373,7 @@ def run_cards_eval(
     Returns:
         ``{"fields": {field: {precision, recall, f1, tp, fp, fn}}, "label_rate", "label_papers",
         "area_dev": {n, accuracy, macro_f1}, "area_iclr": {n_train, n_test, runs: {...}},
-        "elapsed_s"}``, ``elapsed_s`` being the wall time of the whole evaluation in seconds.
+        "claim_relations": {"dev"|"test": RelationScore.to_dict()}, "elapsed_s"}``, ``elapsed_s`` being the wall time of the whole evaluation in seconds.
 
     Raises:
         InputError: the gold file is missing or not in the documented schema, names an abstract
@@ -393,6 +393,9 @@ def run_cards_eval(
         result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
         result["area_iclr"] = _iclr_eval(Path(iclr_dir), seed, bar) if iclr_dir is not None else None
     result["n_areas"] = len(AREAS)
+    from .claim_relations import score_relations  # our hand-labelled ICLR 2026 claim sentences
+
+    result["claim_relations"] = {split: score_relations(split=split).to_dict() for split in ("dev", "test")}
     result["elapsed_s"] = time.perf_counter() - started
     return result
 
@@ -422,6 +425,20 @@ def format_cards_eval(result: dict[str, Any]) -> str:
             f"area on {gold} ({dev['n']} papers, {result['n_areas']} areas): "
             f"accuracy {dev['accuracy']:.3f}, macro-F1 {dev['macro_f1']:.3f}"
         )
+    relations = result.get("claim_relations")
+    if relations:
+        lines += [
+            "",
+            "Claims on our hand-labelled ICLR 2026 sentences (value found; of those, relation and baseline right)",
+        ]
+        lines.append(
+            f"{'split':<6} {'sentences':>9} {'claims':>6} {'recall':>7} {'relation':>9} {'baseline':>9}"
+        )
+        for split, r in relations.items():
+            lines.append(
+                f"{split:<6} {r['sentences']:>9} {r['gold']:>6} {r['recall']:>7.3f} "
+                f"{r['relation_accuracy']:>9.3f} {r['baseline_accuracy']:>9.3f}"
+            )
     iclr = result.get("area_iclr")
     if iclr:
         lines += [

@@ -27,7 +27,8 @@ __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first
 
 #: Bumped whenever an extractor changes its output; cards of another version are rebuilt.
 #: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
-EXTRACTOR_VERSION = "0.7"
+#: 0.8: claims carry relation, baseline, metric and dataset; ranges and numbers in words.
+EXTRACTOR_VERSION = "0.8"
 
 
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
@@ -70,6 +71,7 @@ def build_card(paper: Paper) -> Card:
     clean = paper.clean_text
     code_urls, project_urls = _urls(paper)
     methods = extract_methods(clean, paper.abstract)
+    datasets = extract_datasets(clean, methods)
     return Card(
         label=title_label(paper.title)
         if paper.title and paper.title.strip()
@@ -81,8 +83,8 @@ def build_card(paper: Paper) -> Card:
             "methods": [m.to_dict() for m in methods],
             "contribution_types": [c.to_dict() for c in extract_contribution_types(clean, methods)],
             "tasks": [t.to_dict() for t in extract_tasks(clean, methods)],
-            "datasets": [d.to_dict() for d in extract_datasets(clean, methods)],
-            "claims": [c.to_dict() for c in extract_claims(clean)],
+            "datasets": [d.to_dict() for d in datasets],
+            "claims": [c.to_dict() for c in extract_claims(clean, [d.name for d in datasets])],
             "area": predict_area(
                 clean, paper.title or "", ", ".join(paper.keywords), paper.source_area
             ).to_dict(),

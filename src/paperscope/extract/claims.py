@@ -15,14 +15,18 @@ results, and are left out; so are percentages that set a budget rather than repo
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Claim", "extract_claims", "METRIC_UNITS"]
+from .claim_relation import RELATIONS, dataset_of, metric_of, relation_of
+
+__all__ = ["Claim", "extract_claims", "claim_text", "METRIC_UNITS"]
 
 #: Metric names whose values count as results when written next to a number (``12.8 IR@1``).
 METRIC_UNITS = (
     r"[A-Z]{1,3}@\d+|[Pp]ass@\d+|[Rr]ecall@\d+|[Hh]it(?:s)?@\d+|nDCG@\d+|NDCG@\d+|MRR@\d+|mIoU|mAP|AP50|AP|"
-    r"g?FID|FVD|IS|BLEU|ROUGE(?:-[L12])?|METEOR|CIDEr|SPICE|PSNR|SSIM|LPIPS|AUROC|AUC|AUPRC|F1|EM|WER|CER|"
+    r"[gr]?FID|FVD|IS|BLEU|ROUGE(?:-[L12])?|METEOR|CIDEr|SPICE|PSNR|SSIM|LPIPS|AUROC|AUC|AUPRC|F1|EM|WER|CER|"
     r"dB|BPD|bpd|PPL|perplexity|Elo|ELO|FPS|accuracy"
 )
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -38,6 +42,24 @@ _PERCENT_RE = re.compile(
 # "19.6% → 57.1%", "(71.56% vs. 31.83%)" (the number after "vs.").
 _BASELINE_AFTER_RE = re.compile(rf"^\s*(?:to|→|->|⟶)\s*{_REL}?\s*\d")
 _BASELINE_BEFORE_RE = re.compile(r"(?:\bvs\.?|\bversus|\bcompared\s+to)\s*$")
+# The before half of a pair, just before the after value: "from 12.0% to ", "19.6% → ", "from around 50% to below ".
+_FROM_TO_RE = re.compile(
+    rf"(\bfrom\s+(?:around\s+|about\s+|approximately\s+|roughly\s+|~\s?)?)?({_NUM})\s?(?:%|×|[xX]|points|pp)?\s?"
+    rf"(to|→|->|⟶)\s*(?:below\s+|above\s+|over\s+|under\s+|nearly\s+|about\s+|around\s+|~\s?)?{_REL}?\s?$"
+)
+# The low end of a range, just before its high end: "4–", "10%–", "2.35x to ", "12.2% to " (no "from").
+_RANGE_LEFT_RE = re.compile(rf"(?<![\w.])({_NUM})\s?(?:%|×|[xX]|points|pp)?\s?(?:–|—|-|to)\s?$")
+# A baseline written after the value: "91.5% vs. 42.7%", "67% (vs. 40%".
+_VS_AFTER_RE = re.compile(rf"[^;%×]{{0,50}}?\(?\b(?:vs\.?|versus)\s*({_NUM})")
+# The earlier values of a slash list sharing one unit: "18/13/" before "53%".
+_SLASH_LIST_RE = re.compile(rf"(?<![\w./])(?:(?:{_NUM})/)+$")
+# A number in words: "more than double", "doubling", "twice as fast", "halves" (not "a double dissociation").
+_WORD_FACTOR_RE = re.compile(
+    r"(?<!\ba )(?<!\bthe )\b(?:(?:more than|nearly|almost|over)\s+)?"
+    r"(?:doubl(?:es|ed|ing)|double(?=\s+(?:the|its|their)\b)|twice|tripl(?:es|ed|ing)|halv(?:es|ed|ing)"
+    r"|an order of magnitude)\b(?!-)",
+    re.IGNORECASE,
+)
 # Never a number inside a name: "perplexity at 64K tokens on PG-19".
 _METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s+({METRIC_UNITS})(?![\w])")
 # The first of two numbers that share a metric: "achieving only 24.06 and 51.01 accuracy".
@@ -96,16 +118,23 @@ _FUNCTION_WORDS = {
 
 @dataclass
 class Claim:
-    """One numeric result: value as written, unit, what it measures, and its span in the clean text.
+    """One numeric result: value as written, unit, what it measures, what it says, and its span.
 
     Attributes:
-        value: the number as written, without thousands separators (``"1.60"``, ``"65"``).
-        unit: ``×`` for factors, ``%``, ``pp``, or the metric name (``IR@1``, ``gFID``).
+        value: the number as written, without thousands separators (``"1.60"``, ``"65"``); a range
+            as ``"4–7"``; a number in words as written (``"more than double"``).
+        unit: ``×`` for factors, ``%``, ``pp``, the metric name (``IR@1``, ``gFID``), or "" for a
+            number in words.
         what: a short phrase on what the number measures (``"faster distillation"``).
         start: offset of the claim's first character in the clean text.
         end: end offset (exclusive).
-        relation: ``<``, ``>``, ``≤``, ``≥`` or ``~`` when the abstract bounds the value, else "".
-
+        bound: ``<``, ``>``, ``≤``, ``≥`` or ``~`` when the abstract bounds the value, else "".
+        relation: what the number says (:data:`claim_relation.RELATIONS`: improves, reduces,
+            increases, reaches, speedup, compared-with).
+        baseline: the value it is compared with when the sentence gives one ("from 12.0% to
+            24.7%": 12.0; "91.5% vs. 42.7%": 42.7), else None.
+        metric: the metric named by the unit or next to the number (``accuracy``, ``FID``), else None.
+        dataset: the card's dataset named in the same sentence, nearest after the number, else None.
     """
 
     value: str
@@ -113,7 +142,11 @@ class Claim:
     what: str
     start: int
     end: int
-    relation: str = ""
+    bound: str = ""
+    relation: str = "reaches"
+    baseline: str | None = None
+    metric: str | None = None
+    dataset: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -122,7 +155,11 @@ class Claim:
             "what": self.what,
             "start": self.start,
             "end": self.end,
+            "bound": self.bound,
             "relation": self.relation,
+            "baseline": self.baseline,
+            "metric": self.metric,
+            "dataset": self.dataset,
         }
 
 
@@ -151,6 +188,12 @@ _LEAD_VERBS = {
 }
 
 
+#: Verbs of a change, between the one who changes and what changes.
+_VERB_RE = re.compile(
+    r"(?:reduc|decreas|improv|increas|boost|lower|rais|cut|enhanc|accelerat|surpass|outperform)(?:es|ed|ing|e|s)?"
+)
+
+
 def _what(clean: str, start: int, end: int) -> str:
     """Return what a number measures: the words after it, else the words before it."""
     after = clean[end : end + 80]
@@ -176,11 +219,15 @@ def _what(clean: str, start: int, end: int) -> str:
     stops = list(re.finditer(r"[,;:()]|\.\s|\b(?:and|while|which|that|where)\b", before))
     phrase = before[stops[-1].end() :] if stops else before
     words = phrase.split()[-5:]
+    verbs = [i for i, w in enumerate(words[:-1]) if _VERB_RE.fullmatch(w)]
+    if verbs:  # "NEO reduces inference time by 63%": what it changes, not who changes it
+        words = words[verbs[-1] + 1 :]
     while words and (words[0].lower() in _FUNCTION_WORDS or words[0].lower() in _LEAD_VERBS):
         words.pop(0)
     if words:
         return " ".join(words).strip(" -—")
-    tail = re.split(r"[,;.()\[\]:]", clean[end : end + 80], maxsplit=1)[0].split()[:6]
+    rest = re.sub(r"^\s*\(?(?:vs\.?|versus)\s*[\d.,]+\s?%?\s*", "", clean[end : end + 80])
+    tail = re.split(r"[,;.()\[\]:]", rest, maxsplit=1)[0].split()[:6]
     return " ".join(tail).strip(" -—")
 
 
@@ -188,26 +235,29 @@ def _value(raw: str) -> str:
     return raw.replace(",", "")
 
 
-def extract_claims(clean: str) -> list[Claim]:
+def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
     """Return the numeric results of ``clean`` in text order (one per number and unit).
 
     Args:
         clean: the clean text of an abstract.
+        datasets: the dataset names the card found in it (each claim names the one in its sentence).
 
     Returns:
-        A list of :class:`Claim`; a number is reported once even when two patterns match it.
-
+        A list of :class:`Claim` with its relation, baseline, metric and dataset; a number is
+        reported once even when two patterns match it, and a range ("4–7%") once.
     """
     claims: list[Claim] = []
     taken: list[tuple[int, int]] = []
+    signs: dict[int, str] = {}
+    shares: dict[int, int] = {}
 
-    def add(value: str, unit: str, start: int, end: int, relation: str = "") -> None:
+    def add(value: str, unit: str, start: int, end: int, bound: str = "") -> None:
         if any(s < end and start < e for s, e in taken):
             return
         taken.append((start, end))
-        claims.append(Claim(_value(value), unit, _what(clean, start, end), start, end, relation))
+        claims.append(Claim(_value(value), unit, _what(clean, start, end), start, end, bound))
 
-    def relation(start: int) -> tuple[str, int]:
+    def bound_of(start: int) -> tuple[str, int]:
         m = _REL_BEFORE_RE.search(clean, max(0, start - 6), start)
         if not m:
             return "", start
@@ -216,7 +266,7 @@ def extract_claims(clean: str) -> list[Claim]:
     # "2.1±0.3 FID": the spread is masked (offsets kept) so the value read is 2.1, not 0.3.
     scan = _SPREAD_RE.sub(lambda m: " " * len(m.group(0)), clean) if "±" in clean else clean
     for m in _FACTOR_RE.finditer(scan):
-        rel, start = relation(m.start())
+        rel, start = bound_of(m.start())
         add(m.group(1), "×", start, m.end(), rel)
     for m in _PERCENT_RE.finditer(scan):
         if _SETTING_BEFORE_RE.search(clean[max(0, m.start() - 20) : m.start()]):
@@ -226,10 +276,18 @@ def extract_claims(clean: str) -> list[Claim]:
         if _BASELINE_AFTER_RE.match(clean[m.end() : m.end() + 12]) or _BASELINE_BEFORE_RE.search(
             clean[max(0, m.start() - 12) : m.start()]
         ):
-            continue
-        rel, start = relation(m.start())
+            continue  # a baseline (or a range's first number): read with the number it goes with
+        rel, start = bound_of(m.start())
         unit = "%" if m.group(3) in ("%", "percent") else "pp"  # "40 absolute points" is 40 pp
+        listed = _SLASH_LIST_RE.search(clean, max(0, start - 40), start)
+        if listed:  # "18/13/53%": each value of the list has the unit
+            at = listed.start()
+            for part in listed.group(0).split("/")[:-1]:
+                add(part, unit, at, at + len(part))
+                shares[at] = start  # reads as the list's last value does: "an average 18/13/53% ASR drop"
+                at += len(part) + 1
         add(m.group(2), unit, start, m.end(), rel)
+        signs[start] = "-" if m.group(1) in ("-", "−") else m.group(1)
     if " per " in clean:
         for m in _TIME_PER_RE.finditer(scan):
             add(m.group(1), _TIME_UNITS.get(m.group(2), m.group(2)), m.start(), m.end())
@@ -244,9 +302,93 @@ def extract_claims(clean: str) -> list[Claim]:
     if "(+" in clean:
         for m in _PAREN_GAIN_RE.finditer(clean):
             add(m.group(1), "pp", m.start(1) - 1, m.end(1))
+            signs[m.start(1) - 1] = "+"
             name = re.search(r"(\S+)\s*$", clean[max(0, m.start() - 40) : m.start()])
             if name and claims[-1].start == m.start(1) - 1:
                 claims[-1].what = f"gain for {name.group(1)}"
     for m in _METRIC_BEFORE_RE.finditer(scan):
         add(m.group(2), m.group(1), m.start(), m.end())
-    return sorted(claims, key=lambda c: c.start)
+    for m in _WORD_FACTOR_RE.finditer(scan):
+        add(m.group(0), "", m.start(), m.end())
+    claims, changes = _ranges_and_baselines(clean, sorted(claims, key=lambda c: c.start))
+    for claim in claims:
+        claim.relation = relation_of(
+            clean,
+            claim.start,
+            claim.end,
+            claim.unit,
+            signs.get(claim.start, ""),
+            claim.baseline,
+            change=claim.start in changes,
+        )
+        claim.metric = metric_of(clean, claim.start, claim.end, claim.unit, METRIC_UNITS)
+        claim.dataset = dataset_of(clean, claim.start, claim.end, datasets)
+    by_start = {c.start: c for c in claims}
+    for member, last in shares.items():
+        if member in by_start and last in by_start:
+            head, tail = by_start[member], by_start[last]
+            head.relation, head.metric, head.what = tail.relation, tail.metric, tail.what
+    return claims
+
+
+def _ranges_and_baselines(clean: str, claims: list[Claim]) -> tuple[list[Claim], set[int]]:
+    """Merge ranges ("4–7%", "2.35x to 2.72x") into one claim and attach baselines.
+
+    Returns the claims and the starts of those whose baseline is the before of a change.
+    """
+    out: list[Claim] = []
+    changes: set[int] = set()
+    for claim in claims:
+        head = clean[max(0, claim.start - 32) : claim.start]
+        pair = _FROM_TO_RE.search(head)
+        if pair and (pair.group(1) or pair.group(3) in ("→", "->", "⟶")):
+            claim.baseline = _value(pair.group(2))
+            changes.add(claim.start)
+        else:
+            span = _RANGE_LEFT_RE.search(head)
+            if span:
+                low_start = claim.start - len(head) + span.start(1)
+                if out and out[-1].start >= low_start and out[-1].unit == claim.unit:
+                    out.pop()  # "10%–25%": the low end was read as a claim of its own
+                claim.value = f"{_value(span.group(1))}–{claim.value}"
+                claim.start = low_start
+                claim.what = _what(clean, claim.start, claim.end)
+        tail = _VS_AFTER_RE.match(clean, claim.end)
+        if claim.baseline is None and tail and not any(claim.end < c.start < tail.end(1) for c in claims):
+            claim.baseline = _value(tail.group(1))
+        out.append(claim)
+    return out, changes
+
+
+#: The mark a claim's text starts with for each relation (none for a level, a speed-up or a share).
+_ARROWS = {"improves": "↑", "reduces": "↓", "increases": "↑"}
+
+
+def claim_text(claim: Mapping[str, Any]) -> str:
+    """Return a claim (its ``to_dict`` shape) as a person writes it.
+
+    ``"↑8.4% accuracy improvements on MATH"``, ``"↓63% inference time"``, ``"3.67× speedup"``,
+    ``"↑64.0% translation accuracy (from 57.5%)"``, ``"91.5% accuracy (vs. 42.7%)"``,
+    ``"12.8 IR@1 on Flickr30k"``. Cards written before relations (no ``relation`` key) read as
+    value, unit and what; an old ``relation`` holding a bound ("up to") is shown before the value.
+    """
+    value = str(claim.get("value", "")).strip()
+    unit = str(claim.get("unit") or "").strip()
+    glued = unit in ("%", "×", "x")
+    number = f"{value}{unit}" if glued else f"{value} {unit}".strip()
+    relation = str(claim.get("relation") or "").strip()
+    bound = str(claim.get("bound") or "").strip()
+    if relation and relation not in RELATIONS:  # a card of extractor 0.7 or older: the bound
+        bound, relation = relation, ""
+    lead = f"{bound} " if bound and bound[0] not in "<>≤≥~" else bound
+    parts = [f"{_ARROWS.get(relation, '')}{lead}{number}", str(claim.get("what") or "").strip()]
+    baseline = claim.get("baseline")
+    if baseline not in (None, ""):
+        base = f"{baseline}{unit}" if glued else f"{baseline} {unit}".strip()
+        parts.append(
+            f"(from {base})" if relation in ("improves", "reduces", "increases") else f"(vs. {base})"
+        )
+    dataset = str(claim.get("dataset") or "").strip()
+    if dataset and dataset not in parts[1]:
+        parts.append(f"on {dataset}")
+    return " ".join(p for p in parts if p)

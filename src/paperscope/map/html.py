@@ -27,6 +27,7 @@ from urllib.parse import quote, urlencode
 
 from .. import strict_json
 from ..errors import InputError, NotFound
+from ..extract.claims import claim_text
 from ..models import Paper, Topic
 from ..text import readable
 
@@ -114,6 +115,12 @@ def map_payload(
     )
     cards = [p.card.to_dict() if p.card else {} for p in rows]
     cards = [{k: v for k, v in c.items() if v and k not in _CARD_DROP} for c in cards]
+    for card in cards:  # each claim as the paper page writes it: one formatter, in Python
+        card["claims"] = [
+            {**c, "text": claim_text(c)} for c in card.get("claims") or [] if isinstance(c, dict)
+        ]
+        if not card["claims"]:
+            del card["claims"]
     if compact:
         cards = [_readable_card(c) for c in cards]
     digits = 5 if compact else None
@@ -162,7 +169,7 @@ _CARD_KEEP = {
     "contribution_types": ("type",),
     "tasks": ("text",),
     "datasets": ("name",),
-    "claims": ("relation", "value", "unit", "what"),
+    "claims": ("text",),
     "area": ("label", "source", "confidence"),
 }
 

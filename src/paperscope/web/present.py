@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
+from ..extract.claims import claim_text
 from ..links import LINK_KINDS, is_web_url
 from ..text import fold, readable
 
@@ -89,16 +90,6 @@ def area_text(area: Mapping[str, Any] | None) -> str:
     if isinstance(confidence, int | float) and area.get("source") != "source":
         parts.append(f"{round(float(confidence) * 100)}%")
     return f"{label} ({', '.join(parts)})" if parts else label
-
-
-def claim_text(claim: Mapping[str, Any]) -> str:
-    """Return a claim as a person writes it: "65× storage reduction", "12.8 IR@1 on …"."""
-    value = str(claim.get("value", "")).strip()
-    unit = str(claim.get("unit") or "").strip()
-    joined = f"{value}{unit}" if unit in ("%", "×", "x") else f"{value} {unit}".strip()
-    relation = str(claim.get("relation") or "").strip()
-    what = str(claim.get("what") or "").strip()
-    return " ".join(p for p in (relation, joined, what) if p)
 
 
 def _span_of(entry: Mapping[str, Any], length: int) -> tuple[int, int] | None:

@@ -421,9 +421,10 @@
     function unique(values) { return [...new Set(values)]; }
     function claimText(c) {
       if (!c || typeof c !== "object") return text(c);
+      if (text(c.text)) return text(c.text); // written by the server as the paper page writes it
       const unit = text(c.unit);
       const glued = unit === "%" || unit === "×" || unit === "x" ? unit : unit ? ` ${unit}` : "";
-      return [text(c.relation), `${text(c.value)}${glued}`, text(c.what)].filter(Boolean).join(" ");
+      return [`${text(c.value)}${glued}`, text(c.what)].filter(Boolean).join(" ");
     }
     function areaText(i, card) {
       const a = card.area;

@@ -126,7 +126,7 @@ def _card_texts(card: dict[str, Any]) -> dict[str, Any]:
         if key == "area" and isinstance(value, dict):
             out[key] = area_text(value)
         elif key == "claims":
-            out[key] = [claim_text(c) if isinstance(c, dict) else str(c) for c in value]
+            out[key] = [(c.get("text") or claim_text(c)) if isinstance(c, dict) else str(c) for c in value]
         elif key == "methods":
             out[key] = [
                 (f"{m['name']} ({m['long_form']})" if m.get("long_form") else str(m.get("name", "")))
