@@ -7,7 +7,8 @@ as the same text after whitespace normalisation, and BibTeX's brace counting sta
 
 * ``& % # _ $`` → ``\&`` …, a backslash → ``\textbackslash{}``, ``~`` → ``\textasciitilde{}``;
 * TeX ligatures are broken so they stay literal: ``--`` → ``-{}-``, two backquotes or two
-  apostrophes → ``\`{}\```, ``'{}'``, ``!\``` → ``!{}\```;
+  apostrophes → ``\`{}\```, ``'{}'``, ``!\``` → ``!{}\```, two commas → ``,{},`` (pybtex reads
+  ``,,`` as the low quote „, as T1 fonts typeset it; a real ICLR 2026 abstract has one);
 * literal braces → ``\{``/``\}`` when the field's braces pair up, else ``\lbrace{}``/``\rbrace{}``
   (an unpaired ``\{`` would end the field early for BibTeX);
 * ``^`` is written as it is: both readers keep it, while its escapes come back changed
@@ -40,8 +41,9 @@ __all__ = ["write_bibtex", "bibtex_entry", "latex_escape"]
 
 #: The rules as one alternation (pylatexenc tries every regex rule at every character, so one
 #: pattern instead of eight makes the encoder several times faster on 20k abstracts).
-_SPECIAL = re.compile(r"[\\~&%#_${}]|-(?=-)|`(?=`)|'(?=')|[!?](?=`)")
+_SPECIAL = re.compile(r"[\\~&%#_${}]|-(?=-)|`(?=`)|'(?=')|,(?=,)|[!?](?=`)")
 _ESCAPES = {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "-": "-{}", "`": "`{}", "'": "'{}"}
+_ESCAPES |= {",": ",{}"}
 _ESCAPES |= {"!": "!{}", "?": "?{}"} | {c: "\\" + c for c in "&%#_$"}
 
 

@@ -2,7 +2,8 @@
 
 The columns are named so that ``paperscope ingest`` reads the file back as the same papers
 (``ingest.fields.FIELD_ALIASES``): ``title``, ``abstract`` (the text as the source gave it, so
-the paper_id comes out the same), ``authors`` and ``keywords`` (``; ``-separated), ``venue``,
+the paper_id comes out the same), ``authors`` and ``keywords`` (``; ``-separated; a lone item the
+reader would split at a comma or "and" ends in ``;``), ``venue``,
 ``year``, ``decision``, ``area``, ``link`` / ``code_url`` / ``pdf_url`` (all read as URLs), ``doi``,
 ``arxiv_id`` and ``openreview_id``. The marks use names ingest ignores (``user_tags``, ``state``,
 ``starred``, ``note``) so they never turn into paper keywords; ``paperscope restore`` is the way
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..ingest.fields import split_authors, split_list
 from ..models import Paper
 from .entry import entry_of
 
@@ -50,6 +52,17 @@ CSV_COLUMNS = [
 ]
 
 
+def _list_cell(items: list[str], split: Callable[[str], list[str]]) -> str:
+    """Return ``items`` ``; ``-joined so that the reader's ``split`` gives them back.
+
+    The reader splits a cell without ``;`` at commas (keywords) or at ", " / " and " / "&"
+    (authors), so a lone item holding one ("Samuel L. Smith and Quoc V. Le", a source's
+    one-string author list) gets a trailing ``;``: then ``;`` is the separator and the item stays whole.
+    """
+    cell = "; ".join(items)
+    return cell + ";" if len(items) == 1 and len(split(cell)) > 1 else cell
+
+
 def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
     entry = entry_of(paper, info)
     topic, ids = info.get("topic"), paper.external_ids or {}
@@ -58,12 +71,12 @@ def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
         entry.key,
         paper.label,
         paper.title or "",
-        "; ".join(paper.authors),
+        _list_cell(paper.authors, split_authors),
         paper.abstract,
         paper.venue or "",
         paper.year or "",
         paper.decision or "",
-        "; ".join(paper.keywords),
+        _list_cell(paper.keywords, split_list),
         paper.source_area or "",
         entry.url or "",
         entry.code_url or "",
