@@ -521,6 +521,105 @@ def queue(
         click.echo("Marked: " + ", ".join(f"{state} {n}" for state, n in sorted(done.items())), err=True)
 
 
+@_command()
+@click.option(
+    "--program",
+    "program",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The conference program (CSV/TSV, JSON array, JSON Lines) with titles, authors, sessions, links.",
+)
+@click.option(
+    "--map",
+    "column_map",
+    multiple=True,
+    help="FIELD=COLUMN for a column not named as usual (title, authors, session, decision, url…); repeatable.",
+)
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Go through the suggestions one at a time: a accept, r reject, s skip, q quit.",
+)
+@click.option("--undo", is_flag=True, help="Undo what enrich attached (of --program FILE only, when given).")
+@click.option("--list", "list_only", is_flag=True, help="List what enrich attached, with its provenance.")
+@click.option(
+    "--dense/--no-dense",
+    default=True,
+    show_default=True,
+    help="Use the stored vectors in the paper→title leg.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the report (or the open suggestions, with --review) as JSON.",
+)
+@click.pass_context
+def enrich(
+    ctx: click.Context,
+    program: Path | None,
+    column_map: tuple[str, ...],
+    review: bool,
+    undo: bool,
+    list_only: bool,
+    dense: bool,
+    as_json: bool,
+) -> None:
+    """Titles from the official program: match title-less papers to its entries, attach when two rankings agree.
+
+    The rest are kept as suggestions for `paperscope enrich --review`; `--undo` restores exactly
+    what was there before.
+
+    Example: paperscope enrich --program icml2026_program.csv --map title=Paper --map session=Slot
+    """
+    from .cli_enrich import print_report, run_review
+    from .enrich import parse_program_map
+
+    lib = _library(ctx)
+    if sum((review, undo, list_only)) > 1:
+        raise click.UsageError("choose one of --review, --undo and --list")
+    if undo:
+        restored, kept = lib.undo_enrich(program)
+        if as_json:
+            _emit_json({"restored": restored, "changed_since": kept})
+            return
+        click.echo(f"undone: {len(restored):,} papers restored" + (f" from {program}" if program else ""))
+        if kept:
+            click.echo(
+                f"note: {len(kept):,} papers had a field changed since; that field was left as it is",
+                err=True,
+            )
+        return
+    if list_only:
+        found = lib.enrichments(program)
+        if as_json:
+            _emit_json(found)
+            return
+        for item in found:
+            click.echo(
+                f"{item['paper_id']}  {item['title']}  ({item['method']}, score {item['score']:.2f},"
+                f" {item['program']}:{item['entry_line']}, {item['attached_at']})"
+            )
+        click.echo(f"{len(found):,} papers enriched from a program", err=True)
+        return
+    if review:
+        if as_json:
+            _emit_json([{**s, "entry": s["entry"].to_dict()} for s in lib.enrich_suggestions(program)])
+            return
+        done = run_review(lib, str(program) if program else None)
+        click.echo("Reviewed: " + ", ".join(f"{k} {n}" for k, n in done.items()), err=True)
+        return
+    if program is None:
+        raise click.UsageError("give --program FILE (or --review, --undo, --list)")
+    started = time.perf_counter()
+    report = lib.enrich(program, parse_program_map(column_map), dense=dense)
+    if as_json:
+        _emit_json(report.to_dict())
+    else:
+        print_report(report)
+    _summary("enrich", report.candidates, time.perf_counter() - started)
+
+
 def _card_lines(card: dict[str, Any]) -> list[str]:
     """Return the card's fields as ``name: values`` lines (empty fields left out)."""
     lines = []
@@ -1275,6 +1374,31 @@ def eval_cards(
         if silver:
             click.echo("\n" + format_silver_eval(result["silver"]))
     _summary("eval cards", scored, result["elapsed_s"])
+
+
+@eval.command("enrich")
+@click.option(
+    "--dense",
+    is_flag=True,
+    help="Fuse the paper→title leg with the embedder (embeds 4,302 abstracts: minutes).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def eval_enrich(dense: bool, as_json: bool) -> None:
+    """Score titles from the program on ICLR 2026: precision and coverage (thresholds from the dev half).
+
+    Example: paperscope eval enrich
+    """
+    from .evaluation.cards import DEFAULT_ICLR_DIR
+    from .evaluation.enrich import format_enrich_eval, run_enrich_eval
+
+    if not DEFAULT_ICLR_DIR.is_dir():
+        raise click.ClickException(f"{DEFAULT_ICLR_DIR}: the ICLR 2026 folder is not there")
+    result = run_enrich_eval(DEFAULT_ICLR_DIR, dense=dense)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(format_enrich_eval(result))
+    _summary("eval enrich", result["papers"], result["elapsed_s"])
 
 
 @_command()

@@ -1573,3 +1573,74 @@ class Library:
         if png is not None:
             write_map_png(png, payload)
         return out
+
+    # -- titles from the program (issue 15) -------------------------------------------------
+    def enrich(
+        self, program: str | Path, column_map: Mapping[str, str] | None = None, dense: bool = True
+    ) -> Any:
+        """Match the title-less papers to a conference program and attach the agreed entries.
+
+        See :mod:`paperscope.enrich` (two rankings, attached only when they agree; the rest are
+        stored as suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors in
+        leg A when every paper has one, and then embeds the attached papers again (their vector
+        covers title and text). Returns an :class:`~paperscope.enrich.EnrichReport`.
+
+        Raises:
+            InputError: the program file cannot be read (the message names the file and line).
+            StoreError: the library is read-only.
+        """
+        from .enrich.run import enrich_library
+
+        had_vectors = dense and len(self) > 0 and not self.missing_vectors()
+        report = enrich_library(self, program, dict(column_map or {}), dense=dense)
+        self._bm25 = None
+        if had_vectors and report.attached:
+            self.embed()  # the attached titles changed those papers' content hash (title + text)
+        return report
+
+    def enrich_suggestions(self, program: str | Path | None = None) -> list[dict[str, Any]]:
+        """Return the open suggestions of ``enrich`` (of one program file, or all), surest first."""
+        from .enrich import attach
+
+        key = str(Path(program).resolve()) if program is not None else None
+        return attach.open_suggestions(self.store.conn, key)
+
+    def review_enrich(self, suggestion_id: int, accept: bool) -> bool:
+        """Accept (attach, method ``review``) or reject one suggestion; return False when it is gone.
+
+        Raises:
+            StoreError: the library is read-only.
+        """
+        from .enrich import attach
+
+        found = [s for s in attach.open_suggestions(self.store.conn) if s["suggestion_id"] == suggestion_id]
+        if not found:
+            return False
+        with self.store.transaction() as conn:
+            if not accept:
+                attach.reject_suggestion(conn, suggestion_id)
+                return True
+            s = found[0]
+            done = attach.attach(conn, s["paper_id"], s["entry"], s["program"], s["score"], "review")
+        self._bm25 = None
+        return done
+
+    def undo_enrich(self, program: str | Path | None = None) -> tuple[list[str], list[str]]:
+        """Undo the attachments of ``enrich`` (of one program file, or all); see :func:`enrich.attach.undo`.
+
+        Returns ``(restored paper_ids, paper_ids with a field changed since, left as it is)``.
+        """
+        from .enrich import attach
+
+        key = str(Path(program).resolve()) if program is not None else None
+        with self.store.transaction() as conn:
+            done = attach.undo(conn, key)
+        self._bm25 = None
+        return done
+
+    def enrichments(self, program: str | Path | None = None) -> list[dict[str, Any]]:
+        """Return the provenance of every attached field set (program, entry line, score, method, time)."""
+        from .enrich import attach
+
+        key = str(Path(program).resolve()) if program is not None else None
+        return attach.enrichments(self.store.conn, key)

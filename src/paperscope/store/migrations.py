@@ -238,4 +238,40 @@ MIGRATIONS: list[str] = [
     DROP TABLE triage;
     ALTER TABLE triage_v8 RENAME TO triage;
     """,
+    # 9: titles from the official program (issue 15, ``paperscope enrich``). ``enrichments``
+    # holds one row per paper whose fields were filled from a program entry: which program file
+    # (resolved path), which entry (its line or record number, and the entry as read, JSON), how
+    # (``agreed``: both rankings agreed; ``review``: accepted by hand), the score, when, and the
+    # paper's columns, lexical-index title and card row before (JSON), so ``enrich --undo``
+    # restores them exactly. ``enrich_suggestions`` holds the pairings left for review; a
+    # rejected one is kept so a later run does not suggest it again. IF NOT EXISTS: tests re-run
+    # migrations over a library that has these tables already.
+    """
+    CREATE TABLE IF NOT EXISTS enrichments (
+        enrichment_id INTEGER PRIMARY KEY,
+        paper_id      TEXT NOT NULL,
+        program       TEXT NOT NULL,
+        entry_line    INTEGER NOT NULL,
+        entry         TEXT NOT NULL,
+        session       TEXT,
+        method        TEXT NOT NULL CHECK (method IN ('agreed', 'review')),
+        score         REAL NOT NULL,
+        before        TEXT NOT NULL,
+        after         TEXT NOT NULL,
+        attached_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+    );
+    CREATE INDEX IF NOT EXISTS enrichments_paper ON enrichments (paper_id);
+    CREATE TABLE IF NOT EXISTS enrich_suggestions (
+        suggestion_id INTEGER PRIMARY KEY,
+        paper_id      TEXT NOT NULL,
+        program       TEXT NOT NULL,
+        entry_line    INTEGER NOT NULL,
+        entry         TEXT NOT NULL,
+        rank          INTEGER NOT NULL,
+        score         REAL NOT NULL,
+        status        TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'rejected')),
+        created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        UNIQUE (paper_id, program, entry_line)
+    );
+    """,
 ]

@@ -1,0 +1,113 @@
+r"""``paperscope enrich``: the report of a run and ``--review``, one suggestion at a time.
+
+Review shows one suggested pairing (the paper's label and abstract opening beside the program
+entry's title, authors, session and score) and reads one key: ``a`` accept (the entry's fields
+are attached, as an agreed pair would be, with method ``review``), ``r`` reject (never suggested
+again), ``s`` skip (kept for a later review), ``q`` quit. On a terminal each key acts at once;
+from a pipe each line's first character is the key (``printf 'a\nr\nq\n' | paperscope enrich
+--review``), as in ``paperscope queue``. Each key is saved at once.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .cli_queue import _read_key, _width
+
+if TYPE_CHECKING:
+    from .enrich import EnrichReport
+    from .library import Library
+
+__all__ = ["print_report", "run_review", "REVIEW_KEYS"]
+
+REVIEW_KEYS = "[a] accept  [r] reject  [s] skip  [q] quit"
+#: Lines of the paper's abstract shown beside a suggestion.
+_ABSTRACT_LINES = 6
+
+
+def print_report(report: EnrichReport) -> None:
+    """Print what one enrich run attached and left for review (lines on stdout, notes on stderr)."""
+    click.echo(
+        f"{report.program}: {report.entries:,} entries ({report.in_library:,} already in the library),"
+        f" {report.candidates:,} papers without a title; {report.mode} legs"
+    )
+    for item in report.attached:
+        click.echo(
+            f"  attached {item['paper_id']}  {item['title']}  (score {item['score']:.2f}, line {item['line']})"
+        )
+    click.echo(
+        f"attached {len(report.attached):,} titles; {report.suggestions:,} suggestions to review"
+        " (`paperscope enrich --review`)"
+    )
+    if report.without_title:
+        lines = ", ".join(str(n) for n in report.without_title[:10])
+        more = f" and {len(report.without_title) - 10} more" if len(report.without_title) > 10 else ""
+        click.echo(
+            f"note: {len(report.without_title)} program rows have no title (lines {lines}{more})", err=True
+        )
+    if report.notice:
+        click.echo(f"note: {report.notice}", err=True)
+
+
+def _print_suggestion(lib: Library, s: dict[str, Any], position: int, total: int) -> None:
+    paper = lib.get(s["paper_id"])
+    entry = s["entry"]
+    width = _width()
+    click.echo("─" * width)
+    click.secho(f"[{position:,}/{total:,}] {paper.label}", bold=True)
+    click.echo(f"({paper.paper_id})")
+    lines = textwrap.wrap(paper.clean_text, width=width)
+    click.echo("\n".join(lines[:_ABSTRACT_LINES]) + (" …" if len(lines) > _ABSTRACT_LINES else ""))
+    click.echo("")
+    click.secho(f"program: {entry.title}", bold=True)
+    meta = [
+        " ".join(str(v) for v in (entry.venue, entry.year) if v),
+        entry.decision or "",
+        entry.session or "",
+    ]
+    click.echo(
+        " · ".join(m for m in meta if m)
+        + f"   (suggestion {s['rank']} for this paper, score {s['score']:.2f},"
+        f" line {entry.line})"
+    )
+    if entry.authors:
+        click.echo(textwrap.shorten(", ".join(entry.authors), width=width, placeholder=" …"))
+
+
+def run_review(lib: Library, program: str | None = None) -> dict[str, int]:
+    """Review the open suggestions until q, end of input or none left; return counts per action."""
+    import sys
+
+    interactive = sys.stdin.isatty()
+    done = {"accepted": 0, "rejected": 0, "skipped": 0}
+    skipped: set[int] = set()
+    while True:
+        pending = [s for s in lib.enrich_suggestions(program) if s["suggestion_id"] not in skipped]
+        if not pending:
+            click.echo("No suggestions left to review.")
+            return done
+        s = pending[0]
+        _print_suggestion(lib, s, sum(done.values()) + 1, sum(done.values()) + len(pending))
+        click.echo(REVIEW_KEYS)
+        key = _read_key(interactive)
+        if interactive:
+            click.echo(key if key.isprintable() else "")
+        if key in ("", "q", "\x03", "\x04"):
+            click.echo(f"Stopped with {len(pending):,} suggestions open.")
+            return done
+        if key == "a":
+            lib.review_enrich(s["suggestion_id"], accept=True)
+            done["accepted"] += 1
+            click.echo(f"→ attached: {s['entry'].title}")
+        elif key == "r":
+            lib.review_enrich(s["suggestion_id"], accept=False)
+            done["rejected"] += 1
+            click.echo("→ rejected")
+        elif key == "s":
+            skipped.add(s["suggestion_id"])
+            done["skipped"] += 1
+        else:
+            click.echo(f"unknown key {key!r}; {REVIEW_KEYS}")

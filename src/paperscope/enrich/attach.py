@@ -1,0 +1,285 @@
+"""Writing program fields onto papers with their provenance, undoing them, and keeping suggestions.
+
+An attachment fills only what a paper lacks: the title (a paper is only matched when it has
+none), authors when it has none, venue and year when it has no venue, the decision when it has
+none, and adds the entry's links and external ids it does not hold yet. The paper's card is
+rebuilt (its label and area read the title). One ``enrichments`` row (migration 9) records the
+program file, the entry (line and content), the method, the score, the time, and the paper's
+columns, lexical-index title and card row before, so :func:`undo` puts back exactly those bytes.
+A paper's ``paper_id`` never changes, so stars, tags, notes and triage states are untouched.
+
+All functions take the open connection and must run inside one ``Store.transaction()``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from ..ingest.pipeline import content_hash_for
+from ..store import papers
+from .program import ProgramEntry
+
+__all__ = [
+    "attach",
+    "undo",
+    "save_suggestions",
+    "open_suggestions",
+    "reject_suggestion",
+    "enrichments",
+    "stored_titles",
+    "enriched_papers",
+    "enriched_lines",
+    "rejected_pairs",
+]
+
+#: Paper columns an attachment may change (and undo restores).
+_COLUMNS = ("title", "authors", "venue", "year", "decision", "urls", "external_ids", "content_hash")
+_JSON_COLUMNS = ("authors", "urls", "external_ids")
+
+
+def _of_program(program: str | None, joiner: str) -> tuple[str, tuple[str, ...]]:
+    """Return the SQL condition (after ``joiner``: WHERE or AND) and parameters keeping one program's rows."""
+    return ("", ()) if program is None else (f" {joiner} program = ?", (program,))
+
+
+def _row(conn: sqlite3.Connection, paper_id: str) -> dict[str, Any] | None:
+    row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
+    return None if row is None else dict(zip(_COLUMNS, tuple(row), strict=True))
+
+
+def _fts_title(conn: sqlite3.Connection, paper_id: str) -> str | None:
+    row = conn.execute("SELECT title FROM papers_fts WHERE paper_id = ?", (paper_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _card_row(conn: sqlite3.Connection, paper_id: str) -> list[Any] | None:
+    row = conn.execute(
+        "SELECT label, data, extractor_version FROM cards WHERE paper_id = ?", (paper_id,)
+    ).fetchone()
+    return None if row is None else list(row)
+
+
+def attach(
+    conn: sqlite3.Connection,
+    paper_id: str,
+    entry: ProgramEntry,
+    program: str,
+    score: float,
+    method: str,
+) -> bool:
+    """Fill ``paper_id``'s missing fields from ``entry``; return False when it has a title already.
+
+    Args:
+        conn: the library connection, inside a transaction.
+        paper_id: the paper to fill.
+        entry: the program entry whose fields are attached.
+        program: the program file's resolved path (:attr:`Program.key`).
+        score: the pairing's score (mean z-score, see :class:`~paperscope.enrich.match.Pairing`).
+        method: ``"agreed"`` (both rankings agreed) or ``"review"`` (accepted by hand).
+
+    """
+    from ..extract import build_card
+
+    before = _row(conn, paper_id)
+    if before is None or (before["title"] or "").strip():
+        return False
+    paper = papers.get_paper(conn, paper_id)
+    changed = ["title"]
+    paper.title = entry.title
+    if not paper.authors and entry.authors:
+        paper.authors = list(entry.authors)
+        changed.append("authors")
+    if not paper.venue and entry.venue:
+        paper.venue, changed = entry.venue, [*changed, "venue"]
+        if paper.year is None and entry.year is not None:
+            paper.year, changed = entry.year, [*changed, "year"]
+    if not paper.decision and entry.decision:
+        paper.decision, changed = entry.decision, [*changed, "decision"]
+    new_urls = [u for u in entry.urls if u not in paper.urls]
+    if new_urls:
+        paper.urls, changed = [*paper.urls, *new_urls], [*changed, "urls"]
+    new_ids = {k: v for k, v in entry.external_ids.items() if k not in paper.external_ids}
+    if new_ids:
+        paper.external_ids, changed = {**paper.external_ids, **new_ids}, [*changed, "external_ids"]
+    state = {"columns": before, "fts_title": _fts_title(conn, paper_id), "card": _card_row(conn, paper_id)}
+    papers.update_paper_fields(conn, paper, changed, content_hash_for(paper.title, paper.clean_text))
+    papers.save_cards(conn, [(paper_id, build_card(paper))])
+    after = _row(conn, paper_id)
+    assert after is not None
+    conn.execute(
+        "INSERT INTO enrichments (paper_id, program, entry_line, entry, session, method, score, before, after)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
+        (
+            paper_id,
+            program,
+            entry.line,
+            json.dumps(entry.to_dict(), ensure_ascii=False),
+            entry.session,
+            method,
+            float(score),
+            json.dumps(state, ensure_ascii=False),
+            json.dumps({k: after[k] for k in [*changed, "content_hash"]}, ensure_ascii=False),
+        ),
+    )
+    conn.execute("DELETE FROM enrich_suggestions WHERE paper_id = ?", (paper_id,))
+    conn.execute(
+        "DELETE FROM enrich_suggestions WHERE program = ? AND entry_line = ? AND status = 'open'",
+        (program, entry.line),
+    )
+    return True
+
+
+def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str], list[str]]:
+    """Undo attachments, newest first (only ``program``'s when given); return (restored, kept).
+
+    Each column the attachment wrote is set back to its value before, but only while it still
+    holds what the attachment wrote: a column changed since (a later ingest merged a title) is
+    left as it is and the paper is listed in ``kept``. When the title is restored, the
+    lexical-index title and the card row are restored too, byte for byte. The open suggestions
+    of the program go as well (a later run makes them again); rejected ones stay.
+    """
+    where, params = _of_program(program, "WHERE")
+    rows = conn.execute(
+        f"SELECT enrichment_id, paper_id, before, after FROM enrichments{where} ORDER BY enrichment_id DESC",
+        params,
+    ).fetchall()
+    restored: list[str] = []
+    kept: list[str] = []
+    for enrichment_id, paper_id, before_json, after_json in rows:
+        state, after = json.loads(before_json), json.loads(after_json)
+        current = _row(conn, paper_id)
+        conn.execute("DELETE FROM enrichments WHERE enrichment_id = ?", (enrichment_id,))
+        if current is None:
+            continue
+        names = [k for k in after if current.get(k) == after[k]]
+        if len(names) < len(after):
+            kept.append(paper_id)
+        if not names:
+            continue
+        values = [state["columns"][k] for k in names]
+        sets = ", ".join(f"{k} = ?" for k in names)
+        conn.execute(f"UPDATE papers SET {sets} WHERE paper_id = ?", [*values, paper_id])
+        if "title" in names:
+            conn.execute("UPDATE papers_fts SET title = ? WHERE paper_id = ?", (state["fts_title"], paper_id))
+            if state["card"] is None:
+                conn.execute("DELETE FROM cards WHERE paper_id = ?", (paper_id,))
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
+                    (paper_id, *state["card"]),
+                )
+        restored.append(paper_id)
+    conn.execute(
+        "DELETE FROM enrich_suggestions WHERE status = 'open'" + _of_program(program, "AND")[0], params
+    )
+    return restored, kept
+
+
+def save_suggestions(
+    conn: sqlite3.Connection, program: str, suggestions: Iterable[tuple[str, ProgramEntry, int, float]]
+) -> int:
+    """Replace ``program``'s open suggestions by ``(paper_id, entry, rank, score)``; return how many were stored.
+
+    A pairing rejected before stays rejected and is not stored again.
+    """
+    conn.execute("DELETE FROM enrich_suggestions WHERE program = ? AND status = 'open'", (program,))
+    before = conn.total_changes
+    conn.executemany(
+        "INSERT OR IGNORE INTO enrich_suggestions (paper_id, program, entry_line, entry, rank, score)"
+        " VALUES (?,?,?,?,?,?)",
+        [
+            (pid, program, entry.line, json.dumps(entry.to_dict(), ensure_ascii=False), rank, float(score))
+            for pid, entry, rank, score in suggestions
+        ],
+    )
+    return conn.total_changes - before
+
+
+def open_suggestions(conn: sqlite3.Connection, program: str | None = None) -> list[dict[str, Any]]:
+    """Return the open suggestions, surest first: ``{suggestion_id, paper_id, program, rank, score, entry}``."""
+    where, params = _of_program(program, "AND")
+    rows = conn.execute(
+        "SELECT suggestion_id, paper_id, program, rank, score, entry FROM enrich_suggestions"
+        f" WHERE status = 'open'{where} ORDER BY rank, score DESC, suggestion_id",
+        params,
+    ).fetchall()
+    return [
+        {
+            "suggestion_id": r[0],
+            "paper_id": r[1],
+            "program": r[2],
+            "rank": r[3],
+            "score": r[4],
+            "entry": ProgramEntry.from_dict(json.loads(r[5])),
+        }
+        for r in rows
+    ]
+
+
+def reject_suggestion(conn: sqlite3.Connection, suggestion_id: int) -> None:
+    """Mark one suggestion rejected: no later run suggests this pairing again."""
+    conn.execute(
+        "UPDATE enrich_suggestions SET status = 'rejected' WHERE suggestion_id = ?", (suggestion_id,)
+    )
+
+
+def enrichments(conn: sqlite3.Connection, program: str | None = None) -> list[dict[str, Any]]:
+    """Return the attachments (provenance rows), oldest first, without the saved ``before`` state."""
+    where, params = _of_program(program, "WHERE")
+    rows = conn.execute(
+        "SELECT paper_id, program, entry_line, entry, session, method, score, attached_at, after"
+        f" FROM enrichments{where} ORDER BY enrichment_id",
+        params,
+    ).fetchall()
+    return [
+        {
+            "paper_id": r[0],
+            "program": r[1],
+            "entry_line": r[2],
+            "title": json.loads(r[3])["title"],
+            "session": r[4],
+            "method": r[5],
+            "score": r[6],
+            "attached_at": r[7],
+            "fields": [k for k in json.loads(r[8]) if k != "content_hash"],
+        }
+        for r in rows
+    ]
+
+
+def stored_titles(conn: sqlite3.Connection, program: str | None = None) -> set[str]:
+    """Return the library's titles, folded (case and spacing ignored): program entries holding one are in it.
+
+    With ``program``, the titles that program attached are left out (their entries stay matchable,
+    so a second run sees what the first saw).
+    """
+    sql = "SELECT title FROM papers WHERE title IS NOT NULL"
+    params: tuple[str, ...] = ()
+    if program is not None:
+        sql += " AND paper_id NOT IN (SELECT paper_id FROM enrichments WHERE program = ?)"
+        params = (program,)
+    return {" ".join(r[0].casefold().split()) for r in conn.execute(sql, params)}
+
+
+def enriched_papers(conn: sqlite3.Connection, program: str) -> set[str]:
+    """Return the papers whose fields ``program`` attached."""
+    return {r[0] for r in conn.execute("SELECT paper_id FROM enrichments WHERE program = ?", (program,))}
+
+
+def enriched_lines(conn: sqlite3.Connection, program: str) -> set[int]:
+    """Return the lines (record numbers) of ``program``'s entries attached to a paper."""
+    return {r[0] for r in conn.execute("SELECT entry_line FROM enrichments WHERE program = ?", (program,))}
+
+
+def rejected_pairs(conn: sqlite3.Connection, program: str) -> set[tuple[str, int]]:
+    """Return ``(paper_id, entry line)`` of the suggestions of ``program`` rejected in review."""
+    return {
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT paper_id, entry_line FROM enrich_suggestions WHERE program = ? AND status = 'rejected'",
+            (program,),
+        )
+    }
