@@ -154,3 +154,17 @@ def test_cli_queue_next_and_json(unmarked: Library) -> None:
     assert all(label in text for label in labels) and "[2/95]" in text
     bad = runner.invoke(cli, ["--db", db, "queue", "--topic", "9999"])
     assert bad.exit_code == 1 and "no topic 9999" in bad.output and "Traceback" not in bad.output
+
+
+def test_warm_recommendations_builds_only_when_the_queue_will_use_them(unmarked: Library) -> None:
+    from paperscope import library as library_module
+
+    library_module._REC_FEATURES.clear()
+    assert unmarked.warm_recommendations() is False and not library_module._REC_FEATURES
+    unmarked.set_triage(next(iter(unmarked.papers())).paper_id, "keep")
+    assert unmarked.warm_recommendations() is True and len(library_module._REC_FEATURES) == 1
+    with Library(unmarked.store.path) as other:  # another Library on the file reuses them
+        before = dict(library_module._REC_FEATURES)
+        other.queue(limit=1)
+        assert library_module._REC_FEATURES.keys() == before.keys()
+        assert next(iter(library_module._REC_FEATURES.values()))[1] is next(iter(before.values()))[1]

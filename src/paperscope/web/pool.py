@@ -128,7 +128,8 @@ class LibraryPool:
         own dense index and BM25 statistics on its first search (hundreds of ms at 20k papers,
         mostly under the GIL), which made the first seconds of a load test ten times slower than
         the rest. The instances are held together while warming so that the pool opens all of
-        them; a failing search is left for the first request to report.
+        them; a failing search is left for the first request to report. Then the recommendation
+        features are built when the queue will need them (:meth:`Library.warm_recommendations`).
         """
         held = []
         try:
@@ -137,6 +138,9 @@ class LibraryPool:
             for library in held:
                 with contextlib.suppress(Exception):
                     library.search(query, limit=1)
+            if held:  # the features are the process's: one instance builds them for all
+                with contextlib.suppress(Exception):
+                    held[0].warm_recommendations()
         finally:
             for library in held:
                 self._idle.put(library)
