@@ -9,6 +9,9 @@ from typing import Any as _Any
 
 from .errors import InputError, ModelUnavailable, NotFound, PaperscopeError, StoreError
 from .models import Card, FileReport, Hit, IngestReport, Paper, Record, Skip, Source
+from .offline import block_telemetry as _block_telemetry
+
+_block_telemetry()  # before OpenVINO or NNCF is imported: they would send usage data (offline.py)
 
 if _TYPE_CHECKING:
     from .library import Library
