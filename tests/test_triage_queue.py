@@ -168,3 +168,45 @@ def test_warm_recommendations_builds_only_when_the_queue_will_use_them(unmarked:
         other.queue(limit=1)
         assert library_module._REC_FEATURES.keys() == before.keys()
         assert next(iter(library_module._REC_FEATURES.values()))[1] is next(iter(before.values()))[1]
+
+
+def test_keys_typed_ahead_on_a_terminal_are_kept(unmarked: Library) -> None:
+    """On a pty, "3", "4" and "q" typed before the queue is ready all act, in order (none is flushed)."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    db = str(unmarked.store.path)
+    expected = [i.hit.paper_id for i in unmarked.queue(order="topic", limit=2).items]
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paperscope", "--db", db, "queue", "--order", "topic"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        close_fds=True,
+    )
+    os.close(follower)
+    os.write(leader, b"34q")  # all at once, while the process is still starting
+    out = b""
+    deadline = time.monotonic() + 60
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if select.select([leader], [], [], 0.2)[0]:
+                try:
+                    out += os.read(leader, 65536)
+                except OSError:
+                    break
+    finally:
+        if proc.poll() is None:  # a lost key leaves the queue waiting for one
+            proc.kill()
+        proc.wait(timeout=10)
+        os.close(leader)
+    text = out.decode("utf-8", "replace")
+    assert proc.returncode == 0, text[-2000:]
+    assert "Stopped: 2 of 95 seen." in text
+    with Library(db) as lib:
+        assert [lib.marks(p)["triage"] for p in expected] == ["keep", "reject"]

@@ -70,6 +70,10 @@ def _contribution_types() -> tuple[str, ...]:
     return CONTRIBUTION_TYPES
 
 
+#: Commands whose work is written in batches and resumed by running them again.
+_RESUMABLE = frozenset({"ingest", "embed", "cards", "build", "load", "demo", "doctor", "topics"})
+
+
 class _Group(click.Group):
     """Turn PaperscopeError into a one-line message and exit code 1 (no traceback)."""
 
@@ -91,12 +95,17 @@ class _Group(click.Group):
                 f"the library database cannot be read ({reason}); run `paperscope doctor` to check it"
             ) from exc
         except KeyboardInterrupt:
-            # Each file, card batch and vector batch is committed whole, so stopping loses nothing.
-            click.echo(
-                "\ninterrupted: what was finished is stored (each file, card and vector batch is written"
-                " whole); run the same command again to finish the rest",
-                err=True,
-            )
+            # Each file, card batch and vector batch is committed whole, so stopping loses nothing;
+            # a mark is saved when its key is pressed.
+            name = ctx.invoked_subcommand or ""
+            if name in _RESUMABLE:
+                why = (
+                    "what was finished is stored (each file, card and vector batch is written whole);"
+                    " run the same command again to finish the rest"
+                )
+            else:
+                why = "nothing was changed by the step that was running; every mark made before it is saved"
+            click.echo(f"\ninterrupted: {why}", err=True)
             ctx.exit(130)
 
 

@@ -9,10 +9,11 @@ pressed, so quitting at any point (q, Ctrl-C, closing the terminal) loses nothin
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -82,23 +83,86 @@ def print_item(item: QueueItem, position: int, total: int, lib: Library) -> None
         click.echo(f"marks: {_marks_text(marks)}")
 
 
-def _read_key(interactive: bool) -> str:
-    """One key: a keystroke on a terminal, else the first character of the next line ("" at EOF)."""
-    if interactive:
+class _Keys:
+    """Read one key at a time from a terminal without losing keys typed ahead.
+
+    ``click.getchar`` switches the terminal to raw mode for each key with ``TCSAFLUSH``, which
+    throws away whatever was typed meanwhile (a key pressed while the next paper was being
+    ranked was echoed, then lost). Here the terminal is put in cbreak mode (no echo, no line
+    buffering, Ctrl-C still a signal) once, with ``TCSANOW``, for the whole queue, and restored on
+    exit; a text prompt (tag, note) gets the normal mode back while it reads. Off a terminal (a
+    pipe, a test) each line's first character is the key. Where ``termios`` is missing
+    (Windows), ``click.getchar`` is used.
+    """
+
+    def __init__(self, interactive: bool):
+        self.interactive = interactive
+        self._saved: list[Any] | None = None
+        self._fd = -1
+
+    def __enter__(self) -> _Keys:
+        if self.interactive:
+            try:
+                import termios
+                import tty
+
+                self._fd = sys.stdin.fileno()
+                self._saved = termios.tcgetattr(self._fd)
+                tty.setcbreak(self._fd, termios.TCSANOW)
+            except (ImportError, OSError, ValueError):
+                self._saved = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        if self._saved is not None:
+            import termios
+
+            termios.tcsetattr(self._fd, termios.TCSANOW, self._saved)
+
+    def key(self) -> str:
+        """One key: a keystroke on a terminal, else the first character of the next line ("" at EOF)."""
+        if not self.interactive:
+            line = sys.stdin.readline()
+            if not line:
+                return ""
+            return line.strip()[:1] or "\n"
         try:
-            return click.getchar()
+            if self._saved is None:
+                return click.getchar()
+            data = os.read(self._fd, 1)
+            if data == b"\x1b":  # an escape sequence (an arrow key): read it whole, it is no key
+                import select
+
+                while select.select([self._fd], [], [], 0.01)[0]:
+                    os.read(self._fd, 8)
+                return "\x1b"
+            if data and data[0] >= 0xC0:  # the first byte of a UTF-8 character: read the rest
+                need = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
+                data += os.read(self._fd, need)
+            return data.decode("utf-8", "replace") if data else "q"
         except (EOFError, KeyboardInterrupt):
             return "q"
-    line = sys.stdin.readline()
-    if not line:
-        return ""
-    return line.strip()[:1] or "\n"
 
+    def text(self, prompt: str) -> str | None:
+        """A line of text (a tag, a note); None when cancelled (Ctrl-C, end of input)."""
+        if not self.interactive:
+            line = sys.stdin.readline()
+            return line.rstrip("\n") if line else None
+        import termios
+        import tty
 
-def _read_text(prompt: str, interactive: bool) -> str:
-    if interactive:
-        return click.prompt(prompt, default="", show_default=False)
-    return sys.stdin.readline().rstrip("\n")
+        self._restore()
+        try:
+            return click.prompt(prompt, default="", show_default=False)
+        except (click.Abort, EOFError, KeyboardInterrupt):
+            click.echo("  (cancelled)")
+            return None
+        finally:
+            if self._saved is not None:
+                tty.setcbreak(self._fd, termios.TCSANOW)
 
 
 def run_queue(lib: Library, order: str, topic_id: int | None, tag: str | None) -> dict[str, int]:
@@ -107,7 +171,12 @@ def run_queue(lib: Library, order: str, topic_id: int | None, tag: str | None) -
     Raises:
         InputError / NotFound: as :meth:`Library.queue` (unknown order or topic).
     """
-    interactive = sys.stdin.isatty()
+    with _Keys(sys.stdin.isatty()) as keys:
+        return _run(lib, order, topic_id, tag, keys)
+
+
+def _run(lib: Library, order: str, topic_id: int | None, tag: str | None, keys: _Keys) -> dict[str, int]:
+    interactive = keys.interactive
     skipped: list[str] = []
     history: list[tuple[str, str | None, str]] = []  # (paper_id, state before, state set) for undo
     done: dict[str, int] = {}
@@ -127,25 +196,24 @@ def run_queue(lib: Library, order: str, topic_id: int | None, tag: str | None) -
         pid = item.hit.paper_id
         print_item(item, queue.seen + 1, queue.total, lib)
         click.echo(_HELP)
-        key = _read_key(interactive)
-        if interactive:
-            click.echo(key if key.isprintable() else "")
         first = None
-        if key in ("", "q", "\x03", "\x04"):
-            click.echo(f"Stopped: {queue.progress}. `paperscope queue` resumes here.")
-            return done
-        if key in KEYS:
-            history.append((pid, item.marks["triage"], KEYS[key]))
-            lib.set_triage(pid, KEYS[key])
-            done[KEYS[key]] = done.get(KEYS[key], 0) + 1
-            click.echo(f"→ {KEYS[key]}")
-        elif key == "s":
-            skipped.append(pid)
-        elif key == "u":
-            if not history:
-                click.echo("nothing to undo")
-                first = pid
-            else:
+        while True:  # keys that do not move on (star, tag, note, unknown) read the next key here
+            key = keys.key()
+            if interactive:
+                click.echo(key if key.isprintable() else "")
+            if key in ("", "q", "\x03", "\x04"):
+                click.echo(f"Stopped: {queue.progress}. `paperscope queue` resumes here.")
+                return done
+            if key in KEYS:
+                history.append((pid, item.marks["triage"], KEYS[key]))
+                lib.set_triage(pid, KEYS[key])
+                done[KEYS[key]] = done.get(KEYS[key], 0) + 1
+                click.echo(f"→ {KEYS[key]}")
+                break
+            if key == "s":
+                skipped.append(pid)
+                break
+            if key == "u" and history:
                 undo_id, before, after = history.pop()
                 lib.set_triage(undo_id, before)
                 done[after] -= 1
@@ -155,20 +223,26 @@ def run_queue(lib: Library, order: str, topic_id: int | None, tag: str | None) -
                     skipped.remove(undo_id)
                 click.echo(f"undone: {undo_id} is {before or 'unseen'} again")
                 first = undo_id
-        elif key == "*":
-            lib.star(pid, not item.marks["starred"])
-            first = pid
-        elif key == "t":
-            tag_text = _read_text("tag", interactive).strip()
-            if tag_text:
-                lib.tag(pid, tag_text)
-            first = pid
-        elif key == "n":
-            lib.set_note(pid, _read_text("note", interactive))
-            first = pid
-        else:
-            click.echo(f"unknown key {key!r}; {_HELP}")
-            first = pid
+                break
+            if key == "u":
+                click.echo("nothing to undo")
+            elif key == "*":
+                starred = not item.marks["starred"]
+                lib.star(pid, starred)
+                item.marks["starred"] = starred
+                click.echo("★ starred" if starred else "unstarred")
+            elif key == "t":
+                tag_text = (keys.text("tag") or "").strip()
+                if tag_text:
+                    lib.tag(pid, tag_text)
+                    click.echo(f"#{tag_text}")
+            elif key == "n":
+                note = keys.text("note")
+                if note is not None:
+                    lib.set_note(pid, note)
+                    click.echo("note saved")
+            else:
+                click.echo(f"unknown key {key!r}; {_HELP}")
         queue = lib.queue(order=order, limit=1, topic_id=topic_id, tag=tag, skip=skipped[-500:], first=first)
         if queue.ordered_by != shown_order:
             shown_order = queue.ordered_by
