@@ -153,3 +153,42 @@ def test_cli_recommend_prints_the_explanation(icml_library: Library, tmp_path: P
     result = CliRunner().invoke(cli, ["--db", db, "recommend", "--limit", "2"])
     assert result.exit_code == 0, result.output
     assert f"like: {label}" in result.output and "terms: " in result.output
+
+
+def test_recommendations_never_embed_on_their_own_and_the_cli_says_it_embeds(
+    tmp_path: Path, icml_dir: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    first = sorted(icml_dir.iterdir())[0]
+    with Library(tmp_path / "lazy.db") as lib:
+        lib.ingest([first], embed=False)
+        pid = next(iter(lib.papers())).paper_id
+        lib.set_triage(pid, "keep")
+        n = len(lib)
+        with pytest.raises(InputError, match=f"{n} papers have no embedding yet"):
+            lib.recommend()
+        assert lib.missing_vectors() == n  # nothing was embedded behind the call
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "lazy.db"), "recommend", "--limit", "3"])
+    assert result.exit_code == 0, result.output
+    assert f"{n} papers have no embedding yet; embedding them first" in result.stderr
+    with Library(tmp_path / "lazy.db") as lib:
+        assert lib.missing_vectors() == 0
+
+
+def test_recommend_like_says_which_entries_it_left_out(icml_library: Library, tmp_path: Path) -> None:
+    paper = icml_library.get(icml_library.search("dataset distillation", limit=1, mode="bm25")[0].paper_id)
+    mine = tmp_path / "mine.bib"
+    mine.write_text(
+        "@article{a, title = {Mine}, abstract = {" + paper.clean_text.replace("%", "\\%") + "}}\n\n"
+        "@article{b, title = {Only a title}}\n",
+        encoding="utf-8",
+    )
+    hits = icml_library.recommend_like(mine, limit=3)
+    assert hits and hits[0].like == ["Mine"]
+    notice = icml_library.recommend_notice
+    assert (
+        notice.startswith("compared with 1 of 2 papers of mine.bib; 1 left out") and "no abstract" in notice
+    )

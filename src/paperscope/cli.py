@@ -464,7 +464,13 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
     Example: paperscope recommend --limit 10; paperscope recommend --like my_papers.bib
     """
     lib = _library(ctx)
+    missing = lib.missing_vectors()
+    if missing:  # recommendations compare embeddings: make them first, with progress, and say so
+        click.echo(f"{missing:,} papers have no embedding yet; embedding them first", err=True)
+        lib.embed(progress=True)
     hits = lib.recommend_like(like_file, limit=limit) if like_file else lib.recommend(limit=limit, tag=tag)
+    if like_file and lib.recommend_notice:
+        click.echo(f"note: {lib.recommend_notice}", err=True)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
         return

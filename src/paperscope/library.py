@@ -212,6 +212,8 @@ class Library:
         self._with_vector_ids: set[str] | None = None
         #: One line about the last search's dense leg (vectors missing, model not prepared), or None.
         self.search_notice: str | None = None
+        #: What the last ``recommend_like`` left out of its file (entries without an abstract), else None.
+        self.recommend_notice: str | None = None
         #: Papers without a vector that one search may embed, and the wall seconds it may spend on
         #: them; the web server sets 0 so a request never embeds (its ingest job does).
         self.search_embed_max_papers = 0 if self.store.read_only else SEARCH_EMBED_MAX_PAPERS
@@ -1228,7 +1230,8 @@ class Library:
         contributed most, ``Hit.like`` the labels of the positives the hit is closest to.
 
         Raises:
-            InputError: no paper is starred, kept (or tagged ``tag``), or ``limit`` is out of range.
+            InputError: no paper is starred, kept (or tagged ``tag``), papers lack a vector (it
+                never embeds: run ``embed``), or ``limit`` is out of range.
         """
         _check_limit(limit)
         conn = self.store.conn
@@ -1238,8 +1241,12 @@ class Library:
         else:
             marked = marks.marked_ids(conn, tag=tag)
         if not marked:
-            what = f"tagged {tag!r}" if tag else "starred or kept"
-            raise InputError(f"no paper is {what}: mark a few papers first (paperscope star PAPER_ID)")
+            if tag:
+                raise InputError(
+                    f"no paper is tagged {tag!r}: tag a few first (paperscope tags add PAPER_ID {tag})"
+                )
+            raise InputError("no paper is starred or kept: mark a few first (paperscope mark PAPER_ID keep)")
+        self._require_vectors()
         paper_ids, features = self._recommend_features()
         row_of = {pid: i for i, pid in enumerate(paper_ids)}
         rejected = [row_of[p] for p, s in triaged.items() if s == "reject" and p in row_of]
@@ -1266,9 +1273,11 @@ class Library:
         (reviewer-affinity style, see :func:`paperscope.triage.learn.rank_like`). ``Hit.like``
         names the closest of the file's papers, ``Hit.terms`` the terms shared with it.
 
+        ``recommend_notice`` says which of the file's entries were left out (no abstract …), else None.
+
         Raises:
-            InputError: the file cannot be read or holds no paper with an abstract, or ``limit``
-                is out of range.
+            InputError: the file cannot be read or holds no paper with an abstract, papers of the
+                library lack a vector, or ``limit`` is out of range.
         """
         from .index.dense import embedding_text
         from .ingest.formats import detect_format, get_reader
@@ -1279,9 +1288,27 @@ class Library:
         _check_limit(limit)
         path = Path(path)
         reader = get_reader(detect_format(path))
-        mine = [p for r in reader(path, None) if not isinstance(r, Skip) and (p := record_to_paper(r))]
+        mine, skipped = [], []
+        for record in reader(path, None):
+            paper = None if isinstance(record, Skip) else record_to_paper(record)
+            if paper is None:
+                skipped.append(record)
+            else:
+                mine.append(paper)
         if not mine:
             raise InputError("no paper with an abstract in this file, so nothing to compare with", str(path))
+        self.recommend_notice = None
+        if skipped:
+            where = ", ".join(
+                f"{getattr(s, 'unit', 'line')} {s.line}: {s.reason}"
+                for s in skipped[:5]
+                if isinstance(s, Skip)
+            )
+            self.recommend_notice = (
+                f"compared with {len(mine)} of {len(mine) + len(skipped)} papers of {path.name}; "
+                f"{len(skipped)} left out ({where}{', …' if len(skipped) > 5 else ''})"
+            )
+        self._require_vectors()
         paper_ids, features = self._recommend_features()
         embedder = self.embedder
         dense = embedder.embed([embedding_text(p.title, p.clean_text, embedder.languages) for p in mine])
@@ -1292,6 +1319,18 @@ class Library:
         return _ranked_hits(
             rows, paper_ids, ranked, "like", [[mine[j].label for j in rec.like] for rec in ranked]
         )
+
+    def _require_vectors(self) -> None:
+        """Raise InputError when papers lack a vector: recommendations never embed on their own.
+
+        ``paperscope recommend`` embeds them first, with its progress shown; the web app answers 503.
+        """
+        missing = self.missing_vectors()
+        if missing:
+            raise InputError(
+                f"{missing:,} papers have no embedding yet, and recommendations compare embeddings;"
+                f" run `{self._command('embed')}` first"
+            )
 
     def _recommend_features(self) -> tuple[list[str], Any]:
         """Return ``(paper_ids, Features)`` for recommendations, cached until the papers change.
