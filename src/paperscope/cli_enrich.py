@@ -10,12 +10,12 @@ from a pipe each line's first character is the key (``printf 'a\nr\nq\n' | paper
 
 from __future__ import annotations
 
+import shutil
+import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
 import click
-
-from .cli_queue import _read_key, _width
 
 if TYPE_CHECKING:
     from .enrich import EnrichReport
@@ -26,6 +26,21 @@ __all__ = ["print_report", "run_review", "REVIEW_KEYS"]
 REVIEW_KEYS = "[a] accept  [r] reject  [s] skip  [q] quit"
 #: Lines of the paper's abstract shown beside a suggestion.
 _ABSTRACT_LINES = 6
+
+
+def _width() -> int:
+    return max(40, min(100, shutil.get_terminal_size((88, 24)).columns))
+
+
+def _read_key(interactive: bool) -> str:
+    """One key: a keystroke on a terminal, else the first character of the next line ("" at EOF)."""
+    if interactive:
+        try:
+            return click.getchar()
+        except (EOFError, KeyboardInterrupt):
+            return "q"
+    line = sys.stdin.readline()
+    return (line.strip()[:1] or "\n") if line else ""
 
 
 def print_report(report: EnrichReport) -> None:
@@ -79,8 +94,6 @@ def _print_suggestion(lib: Library, s: dict[str, Any], position: int, total: int
 
 def run_review(lib: Library, program: str | None = None) -> dict[str, int]:
     """Review the open suggestions until q, end of input or none left; return counts per action."""
-    import sys
-
     interactive = sys.stdin.isatty()
     done = {"accepted": 0, "rejected": 0, "skipped": 0}
     skipped: set[int] = set()

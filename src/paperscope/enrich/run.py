@@ -18,7 +18,14 @@ from .program import Program, ProgramEntry, read_program
 if TYPE_CHECKING:
     from ..library import Library
 
-__all__ = ["EnrichReport", "enrich_library", "match_library", "title_less_papers", "library_bm25"]
+__all__ = [
+    "EnrichReport",
+    "enrich_library",
+    "match_library",
+    "title_less_papers",
+    "library_bm25",
+    "dense_inputs",
+]
 
 
 @dataclass
@@ -98,7 +105,7 @@ def library_bm25(lib: Library, program: str | None = None) -> MemoryBM25:
     )
 
 
-def _dense_inputs(
+def dense_inputs(
     lib: Library, papers: list[tuple[str, str]], entries: list[ProgramEntry]
 ) -> tuple[np.ndarray | None, np.ndarray | None, str | None]:
     """Return (paper vectors, title vectors, notice): vectors only when every paper has a current one."""
@@ -130,7 +137,7 @@ def match_library(
     papers = title_less_papers(lib, program.key)
     vectors: tuple[Any, Any, str | None] = (None, None, None)
     if dense and papers and entries:
-        vectors = _dense_inputs(lib, papers, entries)
+        vectors = dense_inputs(lib, papers, entries)
     result = match_program(
         papers, entries, library_bm25(lib, program.key), vectors[0], vectors[1], thresholds
     )
