@@ -103,16 +103,55 @@ def test_keys_mark_show_the_next_skip_and_undo_in_chromium(unmarked: Library) ->
         assert "0 of 95 seen" in shown and not any(bad in shown for bad in BAD_TEXT)
         page.keyboard.press("3")  # keep: saved, then the next paper
         page.wait_for_selector(f"#queue-paper[data-paper-id='{order[1]}']")
+        page.wait_for_load_state("load")
         assert unmarked.marks(order[0])["triage"] == "keep"
         assert "1 of 95 seen" in page.locator("#queue-count").inner_text()
         page.keyboard.press("u")  # undo: the kept paper is unseen again and shown again
         page.wait_for_selector(f"#queue-paper[data-paper-id='{order[0]}']")
+        page.wait_for_load_state("load")
         assert unmarked.marks(order[0])["triage"] is None
         page.keyboard.press("s")  # skip: not marked, not starred
         page.wait_for_selector(f"#queue-paper:not([data-paper-id='{order[0]}'])")
+        page.wait_for_load_state("load")
         assert unmarked.marks(order[0]) == {"starred": False, "tags": [], "note": None, "triage": None}
+        skipped_to = page.locator("#queue-paper").get_attribute("data-paper-id")
+        page.keyboard.press("4")  # reject, skip, oops: u still undoes the reject after the skip
+        page.wait_for_selector(f"#queue-paper:not([data-paper-id='{skipped_to}'])")
+        page.wait_for_load_state("load")
+        assert unmarked.marks(skipped_to)["triage"] == "reject"
+        page.keyboard.press("s")
+        page.wait_for_selector("#queue-undo:not([disabled])")
+        page.wait_for_load_state("load")
+        page.keyboard.press("u")
+        page.wait_for_selector(f"#queue-paper[data-paper-id='{skipped_to}']")
+        page.wait_for_load_state("load")
+        assert unmarked.marks(skipped_to)["triage"] is None
         page.locator("button.queue-mark[data-state='reject']").click()
         page.wait_for_selector("#queue-count:has-text('1 of 95 seen')")
+        page.wait_for_load_state("load")
         text = page.locator("main").inner_text()
         assert not any(bad in text for bad in BAD_TEXT) and not RAW_LATEX.search(text)
         assert log.problems() == []
+
+
+def test_the_reading_list_filters_by_state_and_exports_what_was_kept(unmarked: Library) -> None:
+    ids = [p.paper_id for p in unmarked.papers()][:3]
+    unmarked.set_triage(ids[0], "keep")
+    unmarked.set_triage(ids[1], "keep")
+    unmarked.set_triage(ids[2], "reject")
+    with TestClient(create_app(unmarked)) as client:
+        page = client.get("/library").text
+        shown = _text(page)
+        # Nothing starred: a note, not buttons that download empty files; the kept papers' own row.
+        assert "No paper is starred yet, so there is nothing starred to export." in shown
+        assert "the 2 kept papers:" in shown and "keep 2" in shown and "reject 1" in shown
+        kept = unescape(re.search(r'class="export-kept button" data-format="bibtex" href="([^"]+)"', page)[1])  # type: ignore[index]
+        assert "state=keep" in kept
+        assert client.get(kept).text.count("@inproceedings{") == 2
+        only = client.get("/library", params={"kind": "triaged", "state": "keep"}).text
+        listed = set(re.findall(r'<li data-paper-id="([0-9a-f]+)"', only))
+        assert listed == {ids[0], ids[1]}
+        assert "Export the papers marked “keep”:" in _text(only)
+        ris = unescape(re.search(r'class="export button" data-format="ris" href="([^"]+)"', only)[1])  # type: ignore[index]
+        assert client.get(ris).text.count("TY  - ") == 2
+        assert client.get("/library", params={"state": "loved"}).status_code == 400

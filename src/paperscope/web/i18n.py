@@ -488,6 +488,24 @@ ZH.update(
         "queue_done_help": "这个队列里的每篇论文都已标记。保留的论文在阅读清单里。",
     }
 )
+EN.update(
+    {
+        "export_state": "Export the papers marked “{state}”:",
+        "export_kept": "the {n} kept papers:",
+        "export_none_starred": "No paper is starred yet, so there is nothing starred to export.",
+        "export_none_tag": "No paper is tagged “{tag}”.",
+        "export_none_state": "No paper is marked “{state}”.",
+    }
+)
+ZH.update(
+    {
+        "export_state": "导出标记为“{state}”的论文：",
+        "export_kept": "已保留的 {n} 篇论文：",
+        "export_none_starred": "还没有收藏的论文，所以没有可导出的收藏。",
+        "export_none_tag": "没有标签为“{tag}”的论文。",
+        "export_none_state": "没有标记为“{state}”的论文。",
+    }
+)
 EN["js_line"] = "line {n}"
 EN["js_record"] = "record {n}"
 

@@ -65,8 +65,15 @@ def queue_page(request: Request) -> HTMLResponse:
             "fields": fields,
             "segments": segments,
             "paper_links": paper_links(paper),
+            # A skip keeps the last mark's undo (reject, skip, oops: u still undoes the reject).
             "skip_url": "/queue?"
-            + urlencode({**base, "skip": ",".join([*skip, paper.paper_id][-MAX_SKIP:])}),
+            + urlencode(
+                {
+                    **base,
+                    "skip": ",".join([*skip, paper.paper_id][-MAX_SKIP:]),
+                    **({"prev": prev, "was": was or "unseen"} if prev else {}),
+                }
+            ),
         }
     return render(
         request,

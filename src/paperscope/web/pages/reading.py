@@ -10,9 +10,9 @@ from fastapi.responses import HTMLResponse
 
 from ...triage.export import EXPORT_FORMATS
 from ..api.deps import library_of
-from .common import html_errors, param_choice, param_str, render
+from .common import BadParam, html_errors, param_choice, param_str, render
 
-__all__ = ["router", "KINDS", "GROUPINGS"]
+__all__ = ["router", "KINDS", "GROUPINGS", "STATES"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -21,12 +21,18 @@ KINDS = ("all", "starred", "tagged", "noted", "triaged")
 GROUPINGS = ("tag", "topic")
 
 
-def _export_links(starred: bool, tag: str | None) -> list[tuple[str, str]]:
+#: The triage states a reading list can be narrowed to (and exported by).
+STATES = ("keep", "maybe", "skimmed", "reject")
+
+
+def _export_links(starred: bool, tag: str | None, state: str | None = None) -> list[tuple[str, str]]:
     params: dict[str, str] = {}
     if tag:
         params["tag"] = tag
     elif starred:
         params["starred"] = "1"
+    if state:
+        params["state"] = state
     return [(fmt, "/api/export?" + urlencode({"format": fmt, **params})) for fmt in EXPORT_FORMATS]
 
 
@@ -53,10 +59,15 @@ def reading_page(request: Request) -> HTMLResponse:
     kind = param_choice(request, "kind", KINDS, "all")
     by = param_choice(request, "group", GROUPINGS, "tag")
     tag = param_str(request, "tag")
+    state = param_str(request, "state")
+    if state is not None and state not in STATES:
+        raise BadParam(f"state must be one of {', '.join(STATES)}, got {state[:40]!r}")
     t = i18n.translator(i18n.lang_of(request))
     with library_of(request) as lib:
-        items = lib.reading_list(kind=kind, tag=tag)
+        items = lib.reading_list(kind=kind, tag=tag, state=state)
         tags = lib.tags()
+        starred = len(lib.reading_list(kind="starred"))
+        by_state = {s: len(lib.reading_list(kind="triaged", state=s)) for s in STATES}
         views = [
             {
                 "paper_id": it["paper"].paper_id,
@@ -79,7 +90,13 @@ def reading_page(request: Request) -> HTMLResponse:
         tags=tags,
         total=len(views),
         groups=_groups(views, by, t("untagged"), t("no_topic")),
-        exports=_export_links(kind == "starred" or not tag, tag),
+        state=state,
+        states=STATES,
+        state_counts=by_state,
+        exports=_export_links(not tag and not state, tag, state),
         library_exports=_export_links(False, None),
-        export_scope="tag" if tag else "starred",
+        kept_exports=_export_links(False, None, "keep"),
+        export_scope="tag" if tag else "state" if state else "starred",
+        # What the scoped buttons would export: none means a note instead of empty files.
+        export_count=len(items) if (tag or state) else starred,
     )
