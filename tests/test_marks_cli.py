@@ -113,3 +113,34 @@ def test_list_filters_combine_in_the_json_api(tmp_path: Path, icml_dir: Path) ->
         assert listed(state="unseen", starred="true") == [b]
         assert client.get("/api/marks", params={"state": "later"}).status_code == 400
     lib.close()
+
+
+def test_marks_check_every_id_first_exports_say_how_many_and_a_missing_file_makes_no_library(
+    tmp_path, icml_dir
+) -> None:
+    from click.testing import CliRunner
+
+    from paperscope import Library
+    from paperscope.cli import cli
+
+    runner = CliRunner()
+    db = tmp_path / "m.db"
+    nothing = runner.invoke(cli, ["--db", str(db), "ingest", str(tmp_path / "nope.csv")])
+    assert nothing.exit_code == 1 and "no such file or folder; nothing was ingested" in nothing.output
+    assert not db.exists()
+    runner.invoke(cli, ["--db", str(db), "ingest", str(icml_dir), "--no-embed"], catch_exceptions=False)
+    with Library(db) as lib:
+        known = next(iter(lib.papers())).paper_id
+    for args in (["mark", known, "ffffffffffff", "keep"], ["star", known, "ffffffffffff"]):
+        failed = runner.invoke(cli, ["--db", str(db), *args])
+        assert failed.exit_code == 1 and "Traceback" not in failed.output
+    with Library(db) as lib:  # the known paper was not marked either: nothing half-applied
+        assert lib.marks(known) == {"starred": False, "tags": [], "note": None, "triage": None}
+    runner.invoke(cli, ["--db", str(db), "mark", known, "keep"], catch_exceptions=False)
+    out = tmp_path / "keep.bib"
+    wrote = runner.invoke(
+        cli, ["--db", str(db), "export", "--format", "bibtex", "--state", "keep", "--out", str(out)]
+    )
+    assert "wrote 1 paper to " in wrote.stderr and out.read_text(encoding="utf-8").count("@inproceedings{") == 1
+    empty = runner.invoke(cli, ["--db", str(db), "export", "--format", "ris", "--starred", "--out", str(out)])
+    assert "no paper matched the selection, so it is empty" in empty.stderr

@@ -314,6 +314,9 @@ def ingest(
         parse_column_map(column_map)
     except PaperscopeError as exc:
         raise click.BadParameter(str(exc).removeprefix("--map: "), param_hint="--map") from None
+    missing = [p for p in paths if not p.exists()]
+    if len(missing) == len(paths):  # nothing to read: do not leave a new, empty library behind
+        raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested")
     started = time.perf_counter()
     report = _library(ctx, create=True).ingest(
         paths, fmt=fmt, progress=True, column_map=column_map, strict=strict, cards=cards, embed=embed
@@ -784,7 +787,12 @@ def export(
     with tmp.open("w", encoding="utf-8") as handle:
         handle.writelines(chunks)
     tmp.replace(out)
-    click.echo(f"wrote {out}", err=True)
+    lib = _library(ctx)
+    n = lib.last_export_count
+    if n:
+        click.echo(f"wrote {n:,} paper{'' if n == 1 else 's'} to {out}", err=True)
+    else:
+        click.echo(f"wrote {out}: no paper matched the selection, so it is empty", err=True)
 
 
 @_command()
@@ -983,6 +991,7 @@ def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool, as_json: boo
     Example: paperscope star 6dcd10ba875e c0aa3d6d38f6
     """
     lib = _library(ctx)
+    _check_ids(lib, paper_ids)
     for paper_id in paper_ids:
         lib.star(paper_id, not off)
         if not as_json:
@@ -1011,6 +1020,7 @@ def tags_add(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: 
     Example: paperscope tags add 6dcd10ba875e c0aa3d6d38f6 to-read
     """
     lib = _library(ctx)
+    _check_ids(lib, paper_ids)
     for paper_id in paper_ids:
         lib.tag(paper_id, tag)
         if not as_json:
@@ -1032,6 +1042,7 @@ def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_jso
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
     lib = _library(ctx)
+    _check_ids(lib, paper_ids)
     for paper_id in paper_ids:
         if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
             click.echo(f"{lib.get(paper_id).paper_id}: not tagged {tag.strip()!r}", err=True)
@@ -1211,8 +1222,19 @@ def note(ctx: click.Context, paper_id: str, body: str, as_json: bool) -> None:
 _MARK_CHOICES = ("unseen", "skimmed", "maybe", "keep", "reject", "clear")
 
 
+def _check_ids(lib: Library, paper_ids: Iterable[str]) -> None:
+    """Resolve every id before any mark is written: an unknown or ambiguous one changes nothing.
+
+    Raises:
+        NotFound / InputError: the first id that matches no paper, or more than one.
+    """
+    for paper_id in paper_ids:
+        lib.get(paper_id)
+
+
 def _mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
     lib = _library(ctx)
+    _check_ids(lib, paper_ids)
     for paper_id in paper_ids:
         lib.set_triage(paper_id, None if state == "clear" else state)
         if not as_json:

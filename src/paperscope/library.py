@@ -214,6 +214,8 @@ class Library:
         self.search_notice: str | None = None
         #: What the last ``recommend_like`` left out of its file (entries without an abstract), else None.
         self.recommend_notice: str | None = None
+        #: Papers the last ``export`` wrote (counted as its text is consumed).
+        self.last_export_count = 0
         #: Papers without a vector that one search may embed, and the wall seconds it may spend on
         #: them; the web server sets 0 so a request never embeds (its ingest job does).
         self.search_embed_max_papers = 0 if self.store.read_only else SEARCH_EMBED_MAX_PAPERS
@@ -1166,11 +1168,14 @@ class Library:
         topic_keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
         keys = CitationKeys()
 
+        self.last_export_count = 0
+
         def selected() -> Iterator[tuple[Paper, dict[str, Any]]]:
             for paper in self.papers():  # every paper, in rowid order: the keys depend on it
                 key = keys.add(paper)
                 if keep is not None and paper.paper_id not in keep:
                     continue
+                self.last_export_count += 1
                 topic = assigned.get(paper.paper_id)
                 yield (
                     paper,
