@@ -25,6 +25,11 @@ CASES = [
         "ranking systems—variants of a Bradley–Terry model",
     ),
     (r"$\mathcal{O}(n)$ memory", "O(n) memory"),
+    # CVPR/ECCV style-file abbreviation macros are written out, not dropped (an ICLR 2026 abstract)
+    (
+        r"low ratios (\eg, 1%), \ie few, \etal and ours \vs theirs \wrt X",
+        "low ratios (e.g., 1%), i.e. few, et al. and ours vs. theirs w.r.t. X",
+    ),
     (r"$\widetilde{\mathcal{O}}(\sqrt{KT})$", "O(√(KT))"),
     (r"$\ell_2$ norm", "l_2 norm"),
     (r"over $\mathbb F^d$", "over F^d"),

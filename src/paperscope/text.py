@@ -213,6 +213,26 @@ def strip_invisible(text: str) -> str:
     return _INVISIBLE_RE.sub("", text)
 
 
+#: Abbreviation macros of the CVPR/ICCV/ECCV style files (``\def\eg{\emph{e.g}\onedot}`` …) that
+#: authors paste into abstracts: written out, not dropped as unknown ("(\eg, low ratios" lost "e.g.").
+ABBREVIATION_MACROS = {
+    "eg": "e.g.",
+    "Eg": "E.g.",
+    "ie": "i.e.",
+    "Ie": "I.e.",
+    "etal": "et al.",
+    "etc": "etc.",
+    "wrt": "w.r.t.",
+    "Wrt": "W.r.t.",
+    "vs": "vs.",
+    "cf": "cf.",
+    "Cf": "Cf.",
+    "aka": "a.k.a.",
+    "iid": "i.i.d.",
+    "dof": "d.o.f.",
+}
+
+
 @functools.cache
 def _converter() -> LatexNodes2Text:
     db = get_default_latex_context_db()
@@ -221,7 +241,8 @@ def _converter() -> LatexNodes2Text:
         "paperscope",
         prepend=True,
         macros=[MacroTextSpec(name, simplify_repl="") for name in drop]
-        + [MacroTextSpec("mbox", simplify_repl="%s"), MacroTextSpec("hbox", simplify_repl="%s")],
+        + [MacroTextSpec("mbox", simplify_repl="%s"), MacroTextSpec("hbox", simplify_repl="%s")]
+        + [MacroTextSpec(name, simplify_repl=text) for name, text in ABBREVIATION_MACROS.items()],
     )
     return LatexNodes2Text(math_mode="text", latex_context=db, strict_latex_spaces=False)
 
