@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..extract.claims import claim_text
 from ..links import paper_links
 from ..models import Paper
 from .venues import Venue, venue_info
@@ -105,12 +106,6 @@ def entry_of(paper: Paper, info: dict[str, Any]) -> ExportEntry:
 SUMMARY_CLAIMS = 2
 
 
-def _claim(claim: dict[str, Any]) -> str:
-    value = f"{claim.get('value', '')}{claim.get('unit', '')}".strip()
-    what = str(claim.get("what") or "").strip()
-    return " ".join(p for p in (value, what) if p)
-
-
 def card_summary(paper: Paper) -> list[tuple[str, str]]:
     """Return the ``(field, text)`` rows of a card summary: methods, tasks, datasets, first claims.
 
@@ -123,6 +118,6 @@ def card_summary(paper: Paper) -> list[tuple[str, str]]:
         ("Methods", ", ".join(card.get("method_names") or [])),
         ("Tasks", ", ".join(t.get("text", "") for t in card.get("tasks") or [])),
         ("Datasets", ", ".join(d.get("name", "") for d in card.get("datasets") or [])),
-        ("Claims", "; ".join(_claim(c) for c in (card.get("claims") or [])[:SUMMARY_CLAIMS])),
+        ("Claims", "; ".join(claim_text(c) for c in (card.get("claims") or [])[:SUMMARY_CLAIMS])),
     ]
     return [(name, text) for name, text in rows if text.strip(" ,;")]
