@@ -103,4 +103,41 @@ def test_a_long_label_is_cut_at_a_word_and_never_inside_a_bracket():
     )
     label = _label(text)
     assert len(label) <= MAX_LABEL_CHARS
-    assert "(" not in label and label.split()[-1] in text.split()
+    assert "(" not in label and label.endswith("…") and label[:-1].split()[-1] in text.split()
+
+
+def test_long_labels_are_cut_before_a_bracket_and_say_so() -> None:
+    from paperscope.extract.label import MAX_LABEL_CHARS, title_label
+
+    long = "Low Complexity Homeomorphic Projection to Ensure Neural-Network Solution Feasibility for Optimization over (Non-)Convex Set"
+    label = title_label(long)
+    assert len(label) <= MAX_LABEL_CHARS and label.endswith("…") and "(" not in label
+    assert title_label("A Short Title (With Brackets)") == "A Short Title (With Brackets)"
+
+
+def test_every_title_label_of_the_shared_data_is_short_balanced_and_ends_cleanly(shared_data) -> None:
+    """The label of every titled paper of ../shared/data (ICLR 2026 CSVs, airas, paperlists)."""
+    import csv
+    import json
+
+    from paperscope.extract.label import _DANGLING, MAX_LABEL_CHARS, title_label
+
+    titles: list[str] = []
+    for path in sorted((shared_data / "iclr2026-primary-area").glob("*.csv")):
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            titles += [row["title"] for row in csv.DictReader(handle) if row.get("title")]
+    for path in sorted((shared_data / "airas-papers-db").glob("*.json")):
+        titles += [r["title"] for r in json.loads(path.read_text(encoding="utf-8")) if r.get("title")]
+    assert len(titles) > 19_000
+    bad = []
+    for title in titles:
+        label = title_label(title)
+        words = label.rstrip("…").split()
+        cut = label.endswith("…")
+        if (
+            len(label) > MAX_LABEL_CHARS
+            or any(label.count(a) - label.count(b) > title.count(a) - title.count(b) for a, b in ("()", "[]"))
+            or (cut and words and words[-1].lower().strip(",;:") in _DANGLING)
+        ):
+            bad.append(label)
+    assert bad == []

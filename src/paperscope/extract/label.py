@@ -231,13 +231,14 @@ def _join(name: str, phrase: str | None) -> str:
 
 
 def _clip(label: str) -> str:
-    """Cut ``label`` to ``MAX_LABEL_CHARS`` at a word boundary, never inside a bracket."""
+    """Cut ``label`` to ``MAX_LABEL_CHARS`` at a word boundary, never inside a bracket, marked with "…"."""
     if len(label) <= MAX_LABEL_CHARS:
         return label
-    cut = label[:MAX_LABEL_CHARS].rsplit(" ", 1)[0]
-    if cut.count("(") > cut.count(")"):  # "intellectual property (I" ends before the bracket
-        cut = cut[: cut.rindex("(")]
-    return _trim(cut, max_words=200)
+    cut = label[: MAX_LABEL_CHARS - 1].rsplit(" ", 1)[0]
+    for opening, closing in ("()", "[]", "{}"):
+        if cut.count(opening) > cut.count(closing):  # "intellectual property (I" ends before the bracket
+            cut = cut[: cut.rindex(opening)]
+    return _trim(cut, max_words=200) + "…"
 
 
 def build_label(clean: str, methods: list[MethodName]) -> str:
@@ -289,6 +290,4 @@ def title_label(title: str) -> str:
     m = _TITLE_NAME_RE.match(title)
     if m and len(m.group(1).split()) <= 4:
         return _join(m.group(1), m.group(2))
-    return (
-        _join(title, None) if len(title) <= MAX_LABEL_CHARS else _trim(title[:MAX_LABEL_CHARS], max_words=200)
-    )
+    return _clip(title)
