@@ -265,3 +265,22 @@ def test_doctor_salvage_copies_what_a_damaged_library_can_give_into_a_sound_one(
             assert lib.marks(pid)["starred"] and lib.marks(pid)["tags"] == ["to-read"]
     code, out = _run(damaged, "doctor", "--salvage", str(new))  # never overwrites a file
     assert code == 1 and "already exists" in out
+
+
+def test_salvage_keeps_what_enrich_attached_so_undo_still_works(built, tmp_path) -> None:
+    import sqlite3
+
+    db, pid = built
+    source = tmp_path / "enriched.db"
+    shutil.copy2(db, source)
+    with sqlite3.connect(source) as conn:  # one attachment row, as `enrich` writes it
+        conn.execute(
+            "INSERT INTO enrichments (paper_id, program, entry_line, entry, method, score, before, after)"
+            " VALUES (?, 'program.csv', 2, '{}', 'agreed', 1.5, '{}', '{}')",
+            (pid,),
+        )
+    new = tmp_path / "salvaged.db"
+    code, out = _run(source, "doctor", "--salvage", str(new))
+    assert code == 0, out
+    with sqlite3.connect(new) as conn:
+        assert conn.execute("SELECT paper_id, program FROM enrichments").fetchall() == [(pid, "program.csv")]

@@ -22,7 +22,12 @@ from pathlib import Path
 __all__ = ["SALVAGED_TABLES", "SalvageReport", "salvage_rows"]
 
 #: Tables copied, parents before children; the others are rebuilt or refitted.
-SALVAGED_TABLES = ("papers", "sources", "cards", "embeddings", "stars", "tags", "notes", "triage")
+SALVAGED_TABLES = (
+    "papers", "sources", "cards", "embeddings", "stars", "tags", "notes", "triage",
+    "enrichments", "enrich_suggestions",  # what enrich attached, so `enrich --undo` still works
+)  # fmt: skip
+#: Tables an older schema may lack (they are then skipped, not reported unreadable).
+_OPTIONAL_TABLES = ("enrichments", "enrich_suggestions")
 #: Rowids read per statement.
 _CHUNK = 512
 #: Rows per paper a table is scanned for when its b-tree ends cannot be read.
@@ -91,6 +96,8 @@ def salvage_rows(damaged: Path, target: sqlite3.Connection) -> SalvageReport:
                 old_columns = set(_columns(old, table))
             except sqlite3.DatabaseError:
                 old_columns = set()
+            if not old_columns and table in _OPTIONAL_TABLES and _missing_table(old, table):
+                continue
             if not old_columns:
                 report.unreadable.append(table)
                 continue
@@ -127,3 +134,14 @@ def salvage_rows(damaged: Path, target: sqlite3.Connection) -> SalvageReport:
         target.execute("PRAGMA foreign_keys = ON")
         old.close()
     return report
+
+
+def _missing_table(conn: sqlite3.Connection, table: str) -> bool:
+    """True when the schema has no such table (an older library), False when it cannot be read."""
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return row is None
