@@ -1364,8 +1364,20 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
     default=None,
     help="Folder of the paper lists the gold's `file` fields name (default: examples/icml2026).",
 )
+@click.option(
+    "--area-vectors",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A library holding the ICLR 2026 papers' MiniLM vectors: the held-out area run also scores "
+    "the text model fused with the embedding block (stored vectors, nothing is embedded).",
+)
 def eval_cards(
-    no_iclr: bool, silver: bool, as_json: bool, gold_path: Path | None, examples_dir: Path | None
+    no_iclr: bool,
+    silver: bool,
+    as_json: bool,
+    gold_path: Path | None,
+    examples_dir: Path | None,
+    area_vectors: Path | None = None,
 ) -> None:
     """Score card extraction against the hand-labelled dev gold (P/R/F1) and area accuracy.
 
@@ -1395,6 +1407,7 @@ def eval_cards(
         examples_dir=examples_dir or examples_default(),
         iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
         progress=True,
+        area_vectors=area_vectors,
     )
     scored = result["n_dev_papers"] + (result.get("area_iclr") or {}).get("n_test", 0)
     if silver:

@@ -323,7 +323,13 @@ class Library:
             return 0
         if workers is None:
             workers = 2 if len(due) > 2000 else 1
-        built = track(build_cards(due, workers=workers), total=len(due), desc="cards", enabled=progress)
+        stored, model_id = self._area_vectors({p.paper_id for p in due})
+        built = track(
+            build_cards(due, workers=workers, vectors=stored, embedding_model=model_id),
+            total=len(due),
+            desc="cards",
+            enabled=progress,
+        )
         batch: list[tuple[str, Card]] = []
         for item in built:
             batch.append(item)
@@ -335,6 +341,63 @@ class Library:
             with self.store.transaction() as tx:
                 papers.save_cards(tx, batch)
         return len(due)
+
+    def _area_vectors(self, paper_ids: set[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+        """Return the stored vectors of ``paper_ids`` the area model can use, and their model id.
+
+        ``(None, None)`` when the active embedder is not the one the area model was trained on
+        or none of the papers has a vector yet (the usual case at ingest: cards come first).
+        """
+        from .extract.area import load_area_model
+
+        block = load_area_model().embedding
+        model_id = self._model_id()
+        if block is None or not block.accepts(model_id, np.zeros(block.coef.shape[1])):
+            return None, None
+        ids, matrix, _ = vectors.load_vectors(self.store.conn, model_id)
+        found = {pid: matrix[i] for i, pid in enumerate(ids) if pid in paper_ids}
+        return (found, model_id) if found else (None, None)
+
+    def refine_areas(self) -> int:
+        """Re-predict the area of each full card whose paper has a vector; return how many changed.
+
+        Cards are built before the vectors exist (ingest: cards, then :meth:`embed`), so their
+        area comes from the text model alone; this step fuses in the paper's stored vector
+        (:mod:`paperscope.extract.area_embedding`) and updates the card's ``area`` field only
+        (label, other fields and extractor version unchanged). It embeds nothing, runs after
+        :meth:`embed` (:meth:`build_cards` fuses the vectors that exist itself), and does nothing
+        when the active embedder is not the one the area model was trained with (the fake
+        embedder of the tests: text-only areas) or the library is read-only. About 1.5 ms a
+        paper (the text features are recomputed; ~35 s for 23.5k papers after minutes of
+        embedding); each card is refined once per model.
+        """
+        from .extract import EXTRACTOR_VERSION
+        from .extract.area import load_area_model, predict_area
+        from .store import card_areas
+
+        block = load_area_model().embedding
+        model_id = self._model_id()
+        if (
+            self.store.read_only
+            or block is None
+            or not block.accepts(model_id, np.zeros(block.coef.shape[1]))
+        ):
+            return 0
+        batches = card_areas.areas_to_refine(self.store.conn, EXTRACTOR_VERSION, model_id)
+        done = 0
+        for batch in batches:
+            areas = [
+                (
+                    pid,
+                    predict_area(
+                        text, title, ", ".join(kw), src, embedding=vec, embedding_model=model_id
+                    ).to_dict(),
+                )
+                for pid, title, text, kw, src, vec in batch
+            ]
+            with self.store.transaction() as tx:
+                done += card_areas.set_card_areas(tx, areas)
+        return done
 
     def doctor(self, repair: bool = False, progress: bool = False) -> DoctorReport:
         """Check the library (see :mod:`paperscope.store.doctor`); with ``repair``, fix what can be fixed.
@@ -839,6 +902,7 @@ class Library:
             with self.store.transaction() as conn:
                 vectors.delete_vectors(conn, embedder.model_id)
         count = ensure_vectors(self.store, embedder, progress=progress)
+        self.refine_areas()
         self._dense = None
         self.build_search_indexes(progress=progress)
         return count

@@ -24,7 +24,9 @@ is listed as skipped, and without any ``iclr_primary_area`` the dev area score i
 Area: accuracy and macro-F1 on the 38 dev papers (21 areas; abstract only), and on a held-out
 stratified 20% of the ICLR 2026 papers (12 areas; title, keywords and abstract), where our
 model is retrained on the other 80% and shown beside a TF-IDF + logistic-regression baseline
-fitted on the same split in the same run.
+fitted on the same split in the same run. Given a library with the papers' vectors
+(``area_vectors``; :mod:`.area_vectors`), the embedding block is trained on the same 80% and
+the fused model is scored too; without one the text-only runs are printed alone.
 """
 
 from __future__ import annotations
@@ -307,7 +309,7 @@ def _baseline(
     return list(clf.predict(vec.transform([text(p) for p in test])))
 
 
-def _iclr_eval(csv_dir: Path, seed: int, bar: Progress) -> dict[str, Any]:
+def _iclr_eval(csv_dir: Path, seed: int, bar: Progress, area_vectors: Path | None = None) -> dict[str, Any]:
     from sklearn.model_selection import train_test_split
 
     bar.stage("ICLR area: read the papers")
@@ -333,6 +335,29 @@ def _iclr_eval(csv_dir: Path, seed: int, bar: Progress) -> dict[str, Any]:
             model.classes[int(model.decision(a, t, k).argmax())] for a, t, k, _ in test
         ],
     }
+    vectors = None
+    if area_vectors is not None:
+        from ..extract.area_embedding import train_embedding_block
+        from .area_vectors import library_vectors
+
+        matrix, found, model_id = library_vectors(papers, area_vectors)
+        ok = [i for i in train_idx if found[i]]
+        model.embedding = train_embedding_block(matrix[ok], [labels[i] for i in ok], model.classes, model_id)
+        vecs = [matrix[i] if found[i] else None for i in test_idx]
+        runs["ours + embedding (title+keywords+abstract)"] = [
+            predict_area(a, t, k, model=model, embedding=v, embedding_model=model_id).label
+            for (a, t, k, _), v in zip(test, vecs, strict=True)
+        ]
+        runs["ours + embedding (abstract only)"] = [
+            predict_area(a, model=model, embedding=v, embedding_model=model_id).label
+            for (a, _, _, _), v in zip(test, vecs, strict=True)
+        ]
+        vectors = {
+            "library": str(area_vectors),
+            "model_id": model_id,
+            "train_found": len(ok),
+            "test_found": int(found[test_idx].sum()),
+        }
     bar.update()
     bar.stage("ICLR area: TF-IDF + LR baselines")
     runs["baseline TF-IDF+LR (title+keywords+abstract)"] = _baseline(train, test, full=True)
@@ -343,6 +368,7 @@ def _iclr_eval(csv_dir: Path, seed: int, bar: Progress) -> dict[str, Any]:
         "n_test": len(test),
         "seed": seed,
         "train_s": train_s,
+        "vectors": vectors,
         "runs": {
             name: {
                 "accuracy": float(np.mean([a == b for a, b in zip(gold, pred, strict=True)])),
@@ -359,6 +385,7 @@ def run_cards_eval(
     iclr_dir: Path | None = DEFAULT_ICLR_DIR,
     seed: int = 0,
     progress: bool = False,
+    area_vectors: Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate the card extractors; see the module docstring for the match rules.
 
@@ -369,6 +396,8 @@ def run_cards_eval(
         seed: seed of the stratified 80/20 ICLR split.
         progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
             ``eval cards: 3/6 steps (ICLR area: train the model on 3,441 papers), 9 s``).
+        area_vectors: a built library holding the ICLR papers' vectors; the held-out area run then
+            also scores the text model fused with the embedding block (``ours + embedding``).
 
     Returns:
         ``{"fields": {field: {precision, recall, f1, tp, fp, fn}}, "label_rate", "label_papers",
@@ -391,7 +420,9 @@ def run_cards_eval(
         bar.update()
         result["n_dev_papers"] = len(gold)
         result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
-        result["area_iclr"] = _iclr_eval(Path(iclr_dir), seed, bar) if iclr_dir is not None else None
+        result["area_iclr"] = (
+            _iclr_eval(Path(iclr_dir), seed, bar, area_vectors) if iclr_dir is not None else None
+        )
     result["n_areas"] = len(AREAS)
     from .claim_relations import score_relations  # our hand-labelled ICLR 2026 claim sentences
 
@@ -446,6 +477,13 @@ def format_cards_eval(result: dict[str, Any]) -> str:
             f"Area on held-out ICLR 2026 (stratified 20%, seed {iclr['seed']}: "
             f"{iclr['n_train']} train / {iclr['n_test']} test)",
         ]
+        v = iclr.get("vectors")
+        lines.append(
+            f"embedding: stored vectors of {v['model_id']} from {v['library']} "
+            f"({v['train_found']} train / {v['test_found']} test papers)"
+            if v
+            else "embedding: not used (pass --area-vectors LIB, a library with the papers' MiniLM vectors)"
+        )
         lines.append(f"{'run':<46} {'accuracy':>9} {'macro-F1':>9}")
         for name, s in iclr["runs"].items():
             lines.append(f"{name:<46} {s['accuracy']:>9.3f} {s['macro_f1']:>9.3f}")

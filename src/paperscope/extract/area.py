@@ -12,6 +12,11 @@ How the two parts are combined:
   "causal discovery", "robotic manipulation" …) gives a zero-shot score: the weighted count of
   distinct terms present. The best unseen area replaces the model's answer when its score reaches
   ``ZERO_SHOT_MIN_SCORE`` and beats the model's confidence rule (see :func:`predict_area`).
+* **Embedding (optional).** When the caller passes the paper's vector of the embedder the model
+  was trained with, a second linear model over it (:mod:`.area_embedding`) is fused with the text
+  model's probabilities; without one (or with a vector of another model) the text model answers
+  alone. Cards are built before vectors exist, so the card's area is text-only at first and
+  ``Library.refine_areas`` re-predicts it once the paper has a vector.
 * **Source label.** A record that carries its own area (``Paper.source_area``) keeps it, with
   confidence 1.0.
 
@@ -31,6 +36,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from .area_embedding import EmbeddingBlock
 
 __all__ = [
     "AREAS",
@@ -57,14 +64,25 @@ _TOKEN_RE = re.compile(r"(?u)\b\w\w+\b")
 
 @dataclass
 class AreaPrediction:
-    """An area label, its confidence in [0, 1], and where it came from (``source``/``model``/``lexicon``)."""
+    """An area label, its confidence in [0, 1], and where it came from (``source``/``model``/``lexicon``).
+
+    ``embedding`` is the model id of the vector that was fused in, None for the text model alone.
+    """
 
     label: str
     confidence: float
     source: str
+    embedding: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"label": self.label, "confidence": round(self.confidence, 3), "source": self.source}
+        out: dict[str, object] = {
+            "label": self.label,
+            "confidence": round(self.confidence, 3),
+            "source": self.source,
+        }
+        if self.embedding:
+            out["embedding"] = self.embedding
+        return out
 
 
 @functools.cache
@@ -141,6 +159,7 @@ class AreaModel:
         coef: float32, shape (n_classes, n_features): one weight row per area.
         intercept: float32, shape (n_classes,).
         temperature: softmax temperature turning decision values into probabilities.
+        embedding: the optional embedding block (:class:`.area_embedding.EmbeddingBlock`).
 
     """
 
@@ -153,6 +172,7 @@ class AreaModel:
         classes: Sequence[str],
         stop_words: frozenset[str],
         temperature: float = 1.0,
+        embedding: EmbeddingBlock | None = None,
     ):
         self.vocabularies = list(vocabularies)
         self.idfs = list(idfs)
@@ -162,6 +182,7 @@ class AreaModel:
         self.classes = [str(c) for c in classes]
         self.stop_words = stop_words
         self.temperature = temperature
+        self.embedding = embedding
 
     def features(self, abstract: str, title: str = "", keywords: str = "") -> tuple[np.ndarray, np.ndarray]:
         """Return the (indices, values) of a paper's sparse feature vector (float32 values)."""
@@ -219,6 +240,7 @@ class AreaModel:
             self.classes,
             self.stop_words,
             self.temperature,
+            self.embedding,
         )
 
     def save(self, path: Path) -> None:
@@ -233,6 +255,8 @@ class AreaModel:
         for f, (vocab, idf) in enumerate(zip(self.vocabularies, self.idfs, strict=True)):
             arrays[f"vocab{f}"] = _pack(sorted(vocab, key=vocab.__getitem__))
             arrays[f"idf{f}"] = idf.astype(np.float16)
+        if self.embedding is not None:
+            arrays.update(self.embedding.arrays())
         tmp = path.with_suffix(".tmp.npz")
         buf = io.BytesIO()
         np.savez_compressed(buf, **arrays)
@@ -257,6 +281,7 @@ class AreaModel:
                 _unpack(data["classes"]),
                 frozenset(_unpack(data["stop_words"])),
                 float(data["temperature"][0]),
+                EmbeddingBlock.from_arrays(data),
             )
 
 
@@ -287,6 +312,8 @@ def predict_area(
     keywords: str = "",
     source_area: str | None = None,
     model: AreaModel | None = None,
+    embedding: np.ndarray | None = None,
+    embedding_model: str | None = None,
 ) -> AreaPrediction:
     """Return the primary area of a paper.
 
@@ -296,16 +323,25 @@ def predict_area(
         keywords: comma- or semicolon-separated keywords, when the source has them.
         source_area: the area the source itself gives; kept as is (confidence 1.0).
         model: the classifier; the bundled one by default.
+        embedding: the paper's vector, when the caller has one (float, shape (dim,)).
+        embedding_model: the ``model_id`` of the embedder that made ``embedding``; the vector is
+            used only when the model's embedding block was trained on that model.
 
     Returns:
         An :class:`AreaPrediction`; ``source`` tells whether the label came from the record,
-        the trained model, or the zero-shot lexicon.
+        the trained model, or the zero-shot lexicon; ``embedding`` names the vector's model
+        when it was fused in.
 
     """
     if source_area:
         return AreaPrediction(source_area, 1.0, "source")
     model = model or load_area_model()
     proba = model.proba(abstract, title, keywords)
+    block = model.embedding
+    used = block is not None and block.accepts(embedding_model, embedding)
+    if used:
+        proba = block.fuse(proba, embedding)  # type: ignore[union-attr,arg-type]
+    fused = embedding_model if used else None
     best = int(proba.argmax())
     label, confidence = model.classes[best], float(proba[best])
     unseen = [a for a in AREAS if a not in model.classes and lexicon_scores_nonempty(a)]
@@ -315,8 +351,8 @@ def predict_area(
         strong = score >= 2 * ZERO_SHOT_MIN_SCORE
         if score >= ZERO_SHOT_MIN_SCORE and (strong or confidence < ZERO_SHOT_MAX_MODEL_CONFIDENCE):
             zero_shot_confidence = 1.0 - math.exp(-score / ZERO_SHOT_MIN_SCORE)
-            return AreaPrediction(area, zero_shot_confidence, "lexicon")
-    return AreaPrediction(label, confidence, "model")
+            return AreaPrediction(area, zero_shot_confidence, "lexicon", fused)
+    return AreaPrediction(label, confidence, "model", fused)
 
 
 def lexicon_scores_nonempty(area: str) -> bool:

@@ -9,8 +9,9 @@ character spans in it, so the UI can highlight them. Fields in ``Card.extra``:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from ..models import Card, Paper
 from ..worker_guard import die_with_parent
@@ -66,8 +67,13 @@ def build_first_card(paper: Paper) -> Card:
     )
 
 
-def build_card(paper: Paper) -> Card:
-    """Return the card of ``paper`` (read from ``paper.clean_text``, its original abstract and metadata)."""
+def build_card(paper: Paper, embedding: Any = None, embedding_model: str | None = None) -> Card:
+    """Return the card of ``paper`` (read from ``paper.clean_text``, its original abstract and metadata).
+
+    ``embedding`` (the paper's stored vector, float shape (dim,)) of embedder ``embedding_model``
+    is fused into the area when the area model was trained on that embedder (:func:`predict_area`);
+    at ingest there is none yet and ``Library.refine_areas`` adds it after embedding.
+    """
     clean = paper.clean_text
     code_urls, project_urls = _urls(paper)
     methods = extract_methods(clean, paper.abstract)
@@ -86,7 +92,12 @@ def build_card(paper: Paper) -> Card:
             "datasets": [d.to_dict() for d in datasets],
             "claims": [c.to_dict() for c in extract_claims(clean, [d.name for d in datasets])],
             "area": predict_area(
-                clean, paper.title or "", ", ".join(paper.keywords), paper.source_area
+                clean,
+                paper.title or "",
+                ", ".join(paper.keywords),
+                paper.source_area,
+                embedding=embedding,
+                embedding_model=embedding_model,
             ).to_dict(),
             "project_urls": project_urls,
             "venue": paper.venue,
@@ -95,12 +106,19 @@ def build_card(paper: Paper) -> Card:
     )
 
 
-def _build_chunk(papers: list[Paper]) -> list[tuple[str, Card]]:
-    return [(p.paper_id, build_card(p)) for p in papers]
+def _build_chunk(
+    papers: list[Paper], vectors: Mapping[str, Any] | None = None, embedding_model: str | None = None
+) -> list[tuple[str, Card]]:
+    vectors = vectors or {}
+    return [(p.paper_id, build_card(p, vectors.get(p.paper_id), embedding_model)) for p in papers]
 
 
 def build_cards(
-    papers: Iterable[Paper], workers: int = 1, chunk_size: int = 500
+    papers: Iterable[Paper],
+    workers: int = 1,
+    chunk_size: int = 500,
+    vectors: Mapping[str, Any] | None = None,
+    embedding_model: str | None = None,
 ) -> Iterator[tuple[str, Card]]:
     """Yield ``(paper_id, card)`` for each paper, in input order, on ``workers`` processes.
 
@@ -113,11 +131,14 @@ def build_cards(
         papers: the papers (with ``clean_text``) to build cards for.
         workers: processes to use; 1 builds in the calling process.
         chunk_size: papers sent to a worker at a time.
+        vectors: stored vectors by paper id (of embedder ``embedding_model``) for the area; papers
+            without one get the text-only area.
+        embedding_model: the ``model_id`` of ``vectors``.
 
     """
     if workers <= 1:
         for paper in papers:
-            yield paper.paper_id, build_card(paper)
+            yield paper.paper_id, build_card(paper, (vectors or {}).get(paper.paper_id), embedding_model)
         return
     chunks: list[list[Paper]] = []
     chunk: list[Paper] = []
@@ -129,5 +150,9 @@ def build_cards(
     if chunk:
         chunks.append(chunk)
     with ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        for built in pool.map(_build_chunk, chunks):
+        mine = [
+            {p.paper_id: vectors[p.paper_id] for p in c if p.paper_id in vectors} if vectors else None
+            for c in chunks
+        ]
+        for built in pool.map(_build_chunk, chunks, mine, [embedding_model] * len(chunks)):
             yield from built
