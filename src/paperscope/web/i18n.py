@@ -506,6 +506,38 @@ ZH.update(
         "export_none_state": "没有标记为“{state}”的论文。",
     }
 )
+EN.update(
+    {
+        "enrich_title": "Titles from the program: to review",
+        "enrich_count": "{n} suggestions to review; {attached} titles attached so far.",
+        "enrich_help": "paperscope enrich --program FILE attaches a title only when two independent rankings"
+        " agree. These are the pairs they did not settle: accept the ones that are the same paper.",
+        "enrich_paper": "Paper in the library:",
+        "enrich_entry": "Program entry ({program}, line {line}):",
+        "enrich_score": "score {score}, rank {rank}",
+        "enrich_accept": "Same paper: attach",
+        "enrich_reject": "Not this paper",
+        "enrich_none": "No suggestion to review. Run paperscope enrich --program FILE to match a program.",
+        "js_enrich_accepted": "Attached.",
+        "js_enrich_rejected": "Rejected; it will not be suggested again.",
+    }
+)
+ZH.update(
+    {
+        "enrich_title": "会议日程中的标题：待审核",
+        "enrich_count": "待审核的建议 {n} 条；已附加 {attached} 个标题。",
+        "enrich_help": "paperscope enrich --program FILE 只在两个独立排序一致时才附加标题。"
+        "以下是未能确定的配对：请接受确实是同一篇论文的配对。",
+        "enrich_paper": "文库中的论文：",
+        "enrich_entry": "日程条目（{program}，第 {line} 行）：",
+        "enrich_score": "得分 {score}，排名 {rank}",
+        "enrich_accept": "同一篇：附加",
+        "enrich_reject": "不是这篇",
+        "enrich_none": "没有待审核的建议。运行 paperscope enrich --program FILE 来匹配日程。",
+        "js_enrich_accepted": "已附加。",
+        "js_enrich_rejected": "已拒绝，以后不会再建议。",
+    }
+)
 EN["js_line"] = "line {n}"
 EN["js_record"] = "record {n}"
 

@@ -28,6 +28,7 @@ __all__ = [
     "ReadingListItem",
     "TagCount",
     "QueueItemModel",
+    "SuggestionModel",
     "QueueModel",
     "IngestAccepted",
     "IngestJobModel",
@@ -232,6 +233,23 @@ class QueueModel(BaseModel):
     )
     notice: str | None = Field(description="Why the order asked for is not the one used; else null.")
     items: list[QueueItemModel] = Field(description="The next papers, first the one to look at now.")
+
+
+class SuggestionModel(BaseModel):
+    """A program entry ``enrich`` suggests for a title-less paper, to accept or reject."""
+
+    suggestion_id: int
+    paper_id: str
+    label: str = Field(description="The paper's label now (the card's, as it has no title).")
+    abstract: str = Field(description="The start of the paper's clean text.")
+    program: str = Field(description="The program file's name.")
+    rank: int = Field(description="1: the entry leg A ranked first for the paper.")
+    score: float
+    title: str = Field(description="The entry's title, which accepting attaches.")
+    authors: list[str]
+    session: str | None
+    decision: str | None
+    line: int = Field(description="The entry's line (or record number) in the program file.")
 
 
 class TagCount(BaseModel):
