@@ -141,6 +141,11 @@ def test_marks_check_every_id_first_exports_say_how_many_and_a_missing_file_make
     wrote = runner.invoke(
         cli, ["--db", str(db), "export", "--format", "bibtex", "--state", "keep", "--out", str(out)]
     )
-    assert "wrote 1 paper to " in wrote.stderr and out.read_text(encoding="utf-8").count("@inproceedings{") == 1
+    assert (
+        "wrote 1 paper to " in wrote.stderr and out.read_text(encoding="utf-8").count("@inproceedings{") == 1
+    )
+    by_name = tmp_path / "kept.ris"  # no --format: the extension decides (a .bib never gets JSON Lines)
+    named = runner.invoke(cli, ["--db", str(db), "export", "--state", "keep", "--out", str(by_name)])
+    assert "(ris)" in named.stderr and by_name.read_text(encoding="utf-8").startswith("TY  - ")
     empty = runner.invoke(cli, ["--db", str(db), "export", "--format", "ris", "--starred", "--out", str(out)])
     assert "no paper matched the selection, so it is empty" in empty.stderr

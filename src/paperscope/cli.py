@@ -468,9 +468,16 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
     """
     lib = _library(ctx)
     missing = lib.missing_vectors()
+    if missing and lib.read_only:
+        raise click.ClickException(
+            f"{missing:,} papers have no embedding yet, and recommendations compare embeddings; the"
+            " library is read-only, so run `paperscope embed` where it can be written"
+        )
     if missing:  # recommendations compare embeddings: make them first, with progress, and say so
         click.echo(f"{missing:,} papers have no embedding yet; embedding them first", err=True)
-        lib.embed(progress=True)
+        started = time.perf_counter()
+        done = lib.embed(progress=True)
+        _summary("embed", done, time.perf_counter() - started)
     hits = lib.recommend_like(like_file, limit=limit) if like_file else lib.recommend(limit=limit, tag=tag)
     if like_file and lib.recommend_notice:
         click.echo(f"note: {lib.recommend_notice}", err=True)
@@ -737,8 +744,30 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"  {row['venue'] or '(no venue)'} {row['year'] or ''}: {row['papers']}")
 
 
+#: The export format an --out file's extension names (``paperscope export --out keep.bib``).
+_EXPORT_EXTENSIONS = {
+    ".bib": "bibtex",
+    ".bibtex": "bibtex",
+    ".ris": "ris",
+    ".json": "csl-json",
+    ".csv": "csv",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".jsonl": "jsonl",
+}
+
+
 @_command()
-@click.option("--format", "fmt", type=_LazyChoice(_export_names), default="jsonl", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=_LazyChoice(_export_names),
+    default=None,
+    help="Output format (default: from the --out file's extension: .bib .ris .json .csv .md .html"
+    " .jsonl; else jsonl).",
+)
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
 @click.option(
@@ -758,7 +787,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def export(
     ctx: click.Context,
-    fmt: str,
+    fmt: str | None,
     starred: bool,
     tag: str | None,
     state: str | None,
@@ -774,6 +803,8 @@ def export(
     Example: paperscope export --format bibtex --state keep --out keep.bib
     """
     ids = [line.split()[0] for line in ids_file if line.strip()] if ids_file is not None else None
+    if fmt is None:  # "--out keep.bib" means BibTeX: never JSON Lines in a .bib file
+        fmt = _EXPORT_EXTENSIONS.get(out.suffix.lower(), "jsonl") if out is not None else "jsonl"
     chunks = _library(ctx).export(
         fmt, starred=starred, tag=tag, state=state, topic_id=topic_id, paper_ids=ids
     )
@@ -790,7 +821,7 @@ def export(
     lib = _library(ctx)
     n = lib.last_export_count
     if n:
-        click.echo(f"wrote {n:,} paper{'' if n == 1 else 's'} to {out}", err=True)
+        click.echo(f"wrote {n:,} paper{'' if n == 1 else 's'} to {out} ({fmt})", err=True)
     else:
         click.echo(f"wrote {out}: no paper matched the selection, so it is empty", err=True)
 
