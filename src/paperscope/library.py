@@ -349,13 +349,13 @@ class Library:
         or none of the papers has a vector yet (the usual case at ingest: cards come first).
         """
         from .extract.area import load_area_model
+        from .store import card_areas
 
         block = load_area_model().embedding
         model_id = self._model_id()
         if block is None or not block.accepts(model_id, np.zeros(block.coef.shape[1])):
             return None, None
-        ids, matrix, _ = vectors.load_vectors(self.store.conn, model_id)
-        found = {pid: matrix[i] for i, pid in enumerate(ids) if pid in paper_ids}
+        found = card_areas.vectors_of(self.store.conn, model_id, paper_ids)
         return (found, model_id) if found else (None, None)
 
     def refine_areas(self) -> int:

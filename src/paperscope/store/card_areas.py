@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-__all__ = ["AreaRow", "areas_to_refine", "set_card_areas"]
+__all__ = ["AreaRow", "areas_to_refine", "set_card_areas", "vectors_of"]
 
 #: (paper_id, title, clean_text, keywords, source_area, vector) of one card due for refinement.
 AreaRow = tuple[str, str, str, list[str], str | None, np.ndarray]
@@ -61,3 +61,23 @@ def set_card_areas(conn: sqlite3.Connection, areas: Iterable[tuple[str, dict[str
     rows = [(json.dumps(area, ensure_ascii=False), pid) for pid, area in areas]
     conn.executemany("UPDATE cards SET data = json_set(data, '$.area', json(?)) WHERE paper_id = ?", rows)
     return len(rows)
+
+
+def vectors_of(conn: sqlite3.Connection, model_id: str, paper_ids: Iterable[str]) -> dict[str, np.ndarray]:
+    """Return the current vectors of ``model_id`` of those of ``paper_ids`` that have one.
+
+    Read 500 ids at a time, so building the cards of a few new papers in a large library reads
+    a few rows rather than every vector (float32, shape (dim,) each).
+    """
+    ids = list(paper_ids)
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for pid, blob in conn.execute(
+            "SELECT p.paper_id, e.vector FROM papers p JOIN embeddings e ON e.paper_id = p.paper_id"
+            f" AND e.model_id = ? AND e.content_hash = p.content_hash WHERE p.paper_id IN ({marks})",
+            (model_id, *chunk),
+        ):
+            out[pid] = np.frombuffer(blob, dtype=np.float32)
+    return out
