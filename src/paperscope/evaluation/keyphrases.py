@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from ..extract.keyphrases import phrase_key
 from .cards import prf
 
 __all__ = [
@@ -37,26 +38,17 @@ __all__ = [
     "yake_keyphrases",
 ]
 
-_NON_WORD_RE = re.compile(r"[^0-9a-z]+")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*|[^\sA-Za-z0-9]")
 _MAX_N = 3
 
 
-def _singular(word: str) -> str:
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def keyphrase_key(phrase: str) -> str:
-    """Return the matching key of a keyphrase (the rule of the module docstring)."""
-    return " ".join(_singular(w) for w in _NON_WORD_RE.sub(" ", phrase.lower()).split())
+    """Return the matching key of a keyphrase (the rule of the module docstring).
+
+    The one rule is :func:`paperscope.extract.keyphrases.phrase_key`, which the trained ranker
+    also groups its candidates by; ``tests/evaluation/test_silver.py`` pins it.
+    """
+    return phrase_key(phrase)
 
 
 def _keys(phrases: Iterable[str]) -> list[str]:

@@ -19,9 +19,10 @@ from .area import predict_area
 from .claims import extract_claims
 from .contributions import extract_contribution_types
 from .datasets import extract_datasets
+from .keyphrases import TASK_HEADS, extract_keyphrases
 from .label import build_label, title_label
 from .methods import extract_methods
-from .tasks import extract_tasks
+from .tasks import MAX_TASKS, extract_tasks
 from .urls import code_urls_of_record, extract_urls, merge_code_urls
 
 __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first_card", "build_cards"]
@@ -29,7 +30,8 @@ __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first
 #: Bumped whenever an extractor changes its output; cards of another version are rebuilt.
 #: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
 #: 0.8: claims carry relation, baseline, metric and dataset; ranges and numbers in words.
-EXTRACTOR_VERSION = "0.8"
+#: 0.9: tasks filled from the trained keyphrase ranker's task phrases (extract/keyphrases.py).
+EXTRACTOR_VERSION = "0.9"
 
 
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
@@ -78,6 +80,7 @@ def build_card(paper: Paper, embedding: Any = None, embedding_model: str | None 
     code_urls, project_urls = _urls(paper)
     methods = extract_methods(clean, paper.abstract)
     datasets = extract_datasets(clean, methods)
+    task_phrases = extract_keyphrases(clean, MAX_TASKS, last_words=TASK_HEADS)
     return Card(
         label=title_label(paper.title)
         if paper.title and paper.title.strip()
@@ -88,7 +91,7 @@ def build_card(paper: Paper, embedding: Any = None, embedding_model: str | None 
         extra={
             "methods": [m.to_dict() for m in methods],
             "contribution_types": [c.to_dict() for c in extract_contribution_types(clean, methods)],
-            "tasks": [t.to_dict() for t in extract_tasks(clean, methods)],
+            "tasks": [t.to_dict() for t in extract_tasks(clean, methods, task_phrases)],
             "datasets": [d.to_dict() for d in datasets],
             "claims": [c.to_dict() for c in extract_claims(clean, [d.name for d in datasets])],
             "area": predict_area(
