@@ -31,6 +31,7 @@ __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first
 #: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
 #: 0.8: claims carry relation, baseline, metric and dataset; ranges and numbers in words.
 #: 0.9: tasks filled from the trained keyphrase ranker's task phrases (extract/keyphrases.py).
+#: 0.9: method names from the learned extractor, ranked by score (extract/methods.py).
 EXTRACTOR_VERSION = "0.9"
 
 
