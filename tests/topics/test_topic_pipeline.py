@@ -182,9 +182,9 @@ def test_case14_two_topics_with_content_word_names():
     docs = case14_docs()
     model = fit_topics(ids(20), docs, real_embed(docs))
     assert model.topic_ids.tolist() == [0] * 10 + [1] * 10
-    assert [t.name for t in model.topics] == [
+    assert [t.name for t in model.topics] == [  # the "keyphrases" labeller (c-TF-IDF of keyphrases)
         "denoising steps, diffusion models, generation",
-        "environments, policy optimisation, reinforcement learning",
+        "policy optimisation, reinforcement learning, reward",
     ]
     for topic in model.topics:
         assert_clean_name(topic.name)
@@ -205,7 +205,7 @@ def test_swappable_steps_take_objects_and_record_their_names():
         "reducer": "IdentityReducer",
         "clusterer": "KMeansClusterer",
         "layout": "PCALayout",
-        "labeller": "ctfidf",
+        "labeller": "keyphrases",
     }
     assert model.is_outlier.tolist() == [False] * 20
 
@@ -306,7 +306,7 @@ def test_progress_names_each_step_as_it_starts_and_changes_nothing(capsys: pytes
         "topics: 2/6 steps (cluster: KMeansClusterer), N s",
         "topics: 3/6 steps (subtopics: KMeansClusterer), N s",
         "topics: 4/6 steps (layout: pca to 2D), N s",
-        "topics: 5/6 steps (label: ctfidf), N s",
+        "topics: 5/6 steps (label: keyphrases), N s",
     ]
     # the whole fit covers its steps (each rounded to 0.1 ms, hence the 1 ms of slack)
     assert shown.elapsed_s > sum(shown.timings_ms.values()) / 1000 - 1e-3 > 0

@@ -15,7 +15,8 @@
    HDBSCAN clusters are merged by Ward linkage instead.
 5. Subtopics: the clusterer runs again inside each broad topic; outliers there join a
    subtopic by the same neighbour vote or stay directly under the broad topic.
-6. c-TF-IDF names broad topics against each other and subtopics against their siblings.
+6. c-TF-IDF over the papers' keyphrases names broad topics against each other and subtopics
+   against their siblings.
 7. The layout (UMAP to 2D) places papers on the map.
 
 Every step is seeded and single-threaded where order matters, so the same embeddings and
@@ -36,6 +37,7 @@ import numpy as np
 from ..errors import InputError
 from ..models import Topic
 from ..progress import steps
+from . import keyphrase_label  # noqa: F401 - registers the "keyphrases" labeller
 from .cluster import (
     Clusterer,
     HDBSCANClusterer,
@@ -269,7 +271,7 @@ def fit_topics(
     *,
     reducer: str | Reducer = "umap",
     clusterer: str | Clusterer = "hdbscan",
-    labeller: str | Labeller = "ctfidf",
+    labeller: str | Labeller = "keyphrases",
     layout: str | Layout = "umap",
     n_topics: int | None = None,
     min_topic_size: int | None = None,
@@ -288,7 +290,8 @@ def fit_topics(
         clusterer: registry name (``"hdbscan"``, ``"kmeans"``, ``"single"``) or an object
             with ``fit_predict``; it finds the dense clusters and, inside each broad topic, the
             subtopics.
-        labeller: registry name (``"ctfidf"``) or an object with ``fit`` and ``key_phrases``.
+        labeller: registry name (``"keyphrases"``: c-TF-IDF over each paper's ranked keyphrases;
+            ``"ctfidf"``: over all 1-2-word n-grams) or an object with ``fit`` and ``key_phrases``.
         layout: registry name (``"umap"``, ``"pca"``) or an object with ``fit_transform``.
         n_topics: broad topics wanted; None means :func:`auto_n_topics`.
         min_topic_size: HDBSCAN's ``min_cluster_size``; None means
