@@ -101,9 +101,13 @@ def test_a_long_label_is_cut_at_a_word_and_never_inside_a_bracket():
         "In the pre-training-fine-tuning paradigm, pre-trained encoders have become high-value "
         "intellectual property (IP) that owners must protect from theft by adversaries."
     )
-    label = _label(text)
+    from paperscope.extract.label import _clip
+
+    label = _clip(text)  # the cut itself: any label too long for a line goes through it
     assert len(label) <= MAX_LABEL_CHARS
     assert "(" not in label and label.endswith("…") and label[:-1].split()[-1] in text.split()
+    # Without a method name this abstract is labelled by its keyphrases, not its opening words.
+    assert not _label(text).startswith("In the pre-training")
 
 
 def test_long_labels_are_cut_before_a_bracket_and_say_so() -> None:
@@ -141,3 +145,17 @@ def test_every_title_label_of_the_shared_data_is_short_balanced_and_ends_cleanly
         ):
             bad.append(label)
     assert bad == []
+
+
+def test_a_nameless_abstract_is_labelled_by_a_phrase_not_its_opening_words() -> None:
+    text = (
+        "Large vision-language models have adopted visual token pruning strategies to mitigate the cost"
+        " of long visual sequences. Pruning visual tokens early often hurts fine-grained grounding."
+        " Experiments show that adaptive token pruning keeps accuracy on grounding benchmarks."
+    )
+    label = _label(text)
+    assert not label.startswith("Large vision-language models have") and " have " not in label
+    assert "token pruning" in label.lower()
+    # "We study X and show that …": the object, not the clause that follows it.
+    studied = _label("We study gradient descent in matrix factorization and show that large steps help.")
+    assert studied == "Gradient descent in matrix factorization"

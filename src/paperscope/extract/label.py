@@ -9,8 +9,9 @@ from spans of the clean text only (no generation): the primary method name (see
 2. the apposition after the name ("KREPES — unified framework to analytically interpret …");
 3. the task the abstract opens with.
 
-Without a name, the object of the first "we propose/introduce/study …" clause, else the opening
-words of the first sentence.
+Without a name, the object of the first "we propose/introduce/study …" clause, else the task the
+abstract opens with, else its two best keyphrases (the trained ranker), never a sentence's opening
+words unless the abstract has no keyphrase at all.
 """
 
 from __future__ import annotations
@@ -203,13 +204,43 @@ def _head_and_clause(clean: str, method: MethodName) -> str | None:
 _PRONOUN_START = re.compile(r"^(?:this|these|that|those|it|they|such|how|whether|contrary)\b", re.IGNORECASE)
 
 
+#: Where the object of "we study …" ends and the sentence goes on with a verb: "… and show that",
+#: "… where users are", "… ? We present".
+_OBJECT_END_RE = re.compile(
+    r"\?|\s(?:and|but|whereby|where|so that|such that)\s+(?:\w+\s+){0,2}?"
+    r"(?:show|shows|prove|proves|find|finds|demonstrate|establish|derive|propose|present|introduce|"
+    r"is|are|was|were|can|rely|relies|be)\b"
+)
+
+
 def _study_phrase(clean: str) -> str | None:
     """Return the object of the first "we propose/study …" clause of two words or more, if any."""
     for m in _STUDY_RE.finditer(clean):
-        phrase = _trim(_LEAD_ADJ.sub("", m.group(1)))
+        text = m.group(1)
+        end = _OBJECT_END_RE.search(text)
+        phrase = _trim(_LEAD_ADJ.sub("", text[: end.start()] if end else text))
         if len(phrase.split()) >= 2 and not _PRONOUN_START.match(phrase):
             return phrase
     return None
+
+
+def _keyphrase_label(clean: str) -> str | None:
+    """The abstract's two best keyphrases (the trained ranker of :mod:`.keyphrases`), as one phrase.
+
+    ``"Visual token pruning, vision-language models"``: noun phrases about what the paper is about,
+    where the abstract's opening words would be a sentence cut short. Multi-word phrases first.
+    """
+    from .keyphrases import extract_keyphrases
+
+    found = [k.text for k in extract_keyphrases(clean, k=8)]
+    found = sorted(found, key=lambda t: len(t.split()) < 2)  # stable: multi-word phrases first
+    picked: list[str] = []
+    for text in found:
+        if not any(text.lower() in p.lower() or p.lower() in text.lower() for p in picked):
+            picked.append(text)
+        if len(picked) == 2:
+            break
+    return ", ".join(picked) if picked else None
 
 
 def _phrase_without_name(clean: str) -> str:
@@ -219,6 +250,9 @@ def _phrase_without_name(clean: str) -> str:
     task = opening_task(clean)
     if task:
         return task
+    keyphrases = _keyphrase_label(clean)
+    if keyphrases:
+        return keyphrases
     first = split_sentences(clean)[0].text if clean else ""
     return _trim(first.rstrip(".!?"))
 
