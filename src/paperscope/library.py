@@ -1181,6 +1181,14 @@ class Library:
             for pid in ids
         ]
 
+    def mark_counts(self) -> dict[str, int]:
+        """Return ``{"starred": n, "skimmed": n, "maybe": n, "keep": n, "reject": n}`` (two queries)."""
+        conn = self.store.conn
+        counts = dict.fromkeys(marks.TRIAGE_STATES, 0)
+        for state in marks.triage_states(conn).values():
+            counts[state] = counts.get(state, 0) + 1
+        return {"starred": len(marks.marked_ids(conn, starred=True)), **counts}
+
     def tags(self) -> list[tuple[str, int]]:
         """Return every tag with the number of papers carrying it, most used first."""
         return marks.tag_counts(self.store.conn)
@@ -1220,9 +1228,7 @@ class Library:
         conn = self.store.conn
         keep: set[str] | None = marks.marked_ids(conn, starred=starred, tag=tag) if starred or tag else None
         for chosen in (
-            {p for p in marks.marked_in_order(conn, "triaged") if marks.triage_of(conn, p) == state}
-            if state is not None
-            else None,
+            {p for p, s in marks.triage_states(conn).items() if s == state} if state is not None else None,
             self.topic_members(topic_id) if topic_id is not None else None,
             {papers.resolve_paper_id(conn, p) for p in paper_ids} if paper_ids is not None else None,
         ):
@@ -1304,7 +1310,7 @@ class Library:
         """
         _check_limit(limit)
         conn = self.store.conn
-        triaged = {pid: marks.triage_of(conn, pid) for pid in marks.marked_in_order(conn, "triaged")}
+        triaged = marks.triage_states(conn)
         if tag is None:
             marked = marks.marked_ids(conn, starred=True) | {p for p, s in triaged.items() if s == "keep"}
         else:
@@ -1539,7 +1545,7 @@ class Library:
         ids = [r[0] for r in conn.execute("SELECT paper_id FROM papers ORDER BY rowid")]
         if scope is not None:
             ids = [p for p in ids if p in scope]
-        states = {p: marks.triage_of(conn, p) for p in marks.marked_in_order(conn, "triaged")}
+        states = marks.triage_states(conn)
         counts: dict[str, int] = {}
         for pid in ids:
             if pid in states:

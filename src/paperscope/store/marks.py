@@ -15,6 +15,7 @@ __all__ = [
     "marked_ids",
     "tag_counts",
     "TRIAGE_STATES",
+    "triage_states",
     "UNSEEN",
     "ALL_TRIAGE_STATES",
     "set_triage",
@@ -121,6 +122,11 @@ def triage_of(conn: sqlite3.Connection, paper_id: str) -> str | None:
     """Return the paper's triage state, or None when it has none."""
     row = conn.execute("SELECT state FROM triage WHERE paper_id = ?", (paper_id,)).fetchone()
     return row[0] if row else None
+
+
+def triage_states(conn: sqlite3.Connection) -> dict[str, str]:
+    """Return ``paper_id -> state`` of every triaged paper, in one query."""
+    return {r[0]: r[1] for r in conn.execute("SELECT paper_id, state FROM triage")}
 
 
 #: kind -> SQL giving (paper_id, time stamp) of papers with that kind of mark.

@@ -66,8 +66,9 @@ def reading_page(request: Request) -> HTMLResponse:
     with library_of(request) as lib:
         items = lib.reading_list(kind=kind, tag=tag, state=state)
         tags = lib.tags()
-        starred = len(lib.reading_list(kind="starred"))
-        by_state = {s: len(lib.reading_list(kind="triaged", state=s)) for s in STATES}
+        counts = lib.mark_counts()  # counted in SQL: no paper is loaded for a count
+        starred = counts["starred"]
+        by_state = {s: counts[s] for s in STATES}
         views = [
             {
                 "paper_id": it["paper"].paper_id,
