@@ -673,7 +673,7 @@ def _card_lines(card: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
+def _print_paper(paper: Paper, marks: dict[str, Any], attached: list[dict[str, Any]]) -> None:
     click.echo(f"{paper.paper_id}  {paper.label}")
     if paper.title:
         click.echo(f"title:   {paper.title}")
@@ -684,6 +684,11 @@ def _print_paper(paper: Paper, marks: dict[str, Any]) -> None:
         click.echo(line)
     for source in paper.sources:
         click.echo(f"source:  {source.path}:{source.line} ({source.format})")
+    for row in attached:
+        how = "confirmed in review" if row["method"] == "review" else "two rankings agreed"
+        click.echo(f"program: {row['program']}:{row['entry_line']} ({', '.join(row['fields'])}; {how})")
+        if row.get("session"):
+            click.echo(f"session: {row['session']}")
     if marks["starred"] or marks["tags"] or marks["note"] or marks.get("triage"):
         starred = "yes" if marks["starred"] else "no"
         triage = f"  triage: {marks['triage']}" if marks.get("triage") else ""
@@ -706,10 +711,11 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     lib = _library(ctx)
     paper = lib.get(paper_id)
     marks = lib.marks(paper.paper_id)
+    attached = lib.enrichments(paper_id=paper.paper_id)
     if as_json:
-        _emit_json({**paper.to_dict(), "marks": marks})
+        _emit_json({**paper.to_dict(), "marks": marks, "attached": attached})
     else:
-        _print_paper(paper, marks)
+        _print_paper(paper, marks, attached)
 
 
 @_command()

@@ -1821,9 +1821,15 @@ class Library:
         self._bm25 = None
         return done
 
-    def enrichments(self, program: str | Path | None = None) -> list[dict[str, Any]]:
-        """Return the provenance of every attached field set (program, entry line, score, method, time)."""
+    def enrichments(
+        self, program: str | Path | None = None, paper_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Return the provenance of every attached field set (program, entry line, score, method, time).
+
+        ``paper_id`` (a full id) keeps one paper's attachments: each row gives the program file,
+        the entry's line, the ``session`` it names (or None) and the fields attached.
+        """
         from .enrich import attach
 
         key = str(Path(program).resolve()) if program is not None else None
-        return attach.enrichments(self.store.conn, key)
+        return attach.enrichments(self.store.conn, key, paper_id)

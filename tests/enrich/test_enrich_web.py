@@ -49,3 +49,38 @@ def test_the_page_lists_the_suggestion_and_accept_or_reject_settles_it(tmp_path:
             assert "No suggestion to review" in _text(client.get("/enrich").text) or len(data) > 1
             client.cookies.set("paperscope_lang", "zh")
             assert "会议日程中的标题：待审核" in _text(client.get("/enrich").text)
+
+
+def test_paper_page_api_and_show_give_the_session_and_where_the_title_came_from(
+    enrich_lib: Library, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+
+    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS)))
+    enrich_lib.enrich(program)
+    pid, index = next((p, i) for p, i in truth(enrich_lib).items() if i == 7)
+    (row,) = enrich_lib.enrichments(paper_id=pid)
+    assert row["session"] == "Poster session 2" and row["paper_id"] == pid
+    assert enrich_lib.enrichments(paper_id="0" * 16) == []
+    with TestClient(create_app(enrich_lib)) as client:
+        data = client.get(f"/api/papers/{pid}").json()["data"]
+        (attached,) = data["attached"]
+        assert attached["program"] == "program.csv" and attached["session"] == "Poster session 2"
+        assert attached["method"] == "agreed" and "title" in attached["fields"]
+        assert attached["entry_line"] == index + 2  # the header is line 1
+        shown = _text(client.get(f"/paper/{pid}").text)
+        assert "Session: Poster session 2" in shown
+        assert f"from the program program.csv, line {index + 2} (two rankings agreed)" in shown
+        assert (
+            "title, authors, decision, links, ids from the program" in shown and "external_ids" not in shown
+        )
+        assert str(tmp_path) not in shown and "[object Object]" not in shown
+        client.cookies.set("paperscope_lang", "zh")
+        assert "分会场: Poster session 2" in _text(client.get(f"/paper/{pid}").text)
+    enrich_lib.close()
+    out = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "show", pid])
+    assert out.exit_code == 0, out.output
+    assert "session: Poster session 2" in out.output
+    assert f"program: {program.resolve()}:{index + 2} (" in out.output

@@ -551,7 +551,11 @@ def test_the_response_models_drop_nothing_the_library_returns(client: TestClient
     assert set(hit) == set(lib.search("pruning")[0].to_dict())
     assert isinstance(hit["legs"]["bm25"]["rank"], int) and isinstance(hit["legs"]["bm25"]["score"], float)
     paper = client.get(f"/api/papers/{apm}").json()["data"]
-    assert paper == {**json.loads(json.dumps(lib.get(apm).to_dict())), "marks": lib.marks(apm)}
+    assert paper == {
+        **json.loads(json.dumps(lib.get(apm).to_dict())),
+        "marks": lib.marks(apm),
+        "attached": [],
+    }
     assert set(client.get("/api/stats").json()["data"]) == set(lib.stats())
     (item,) = client.get("/api/marks").json()["data"]
     (expected,) = lib.reading_list()

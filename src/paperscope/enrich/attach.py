@@ -226,9 +226,17 @@ def reject_suggestion(conn: sqlite3.Connection, suggestion_id: int) -> None:
     )
 
 
-def enrichments(conn: sqlite3.Connection, program: str | None = None) -> list[dict[str, Any]]:
-    """Return the attachments (provenance rows), oldest first, without the saved ``before`` state."""
+def enrichments(
+    conn: sqlite3.Connection, program: str | None = None, paper_id: str | None = None
+) -> list[dict[str, Any]]:
+    """Return the attachments (provenance rows), oldest first, without the saved ``before`` state.
+
+    ``program`` keeps one program file's rows, ``paper_id`` one paper's (both may be given).
+    """
     where, params = _of_program(program, "WHERE")
+    if paper_id is not None:
+        where += f" {'AND' if where else 'WHERE'} paper_id = ?"
+        params = (*params, paper_id)
     rows = conn.execute(
         "SELECT paper_id, program, entry_line, entry, session, method, score, attached_at, after"
         f" FROM enrichments{where} ORDER BY enrichment_id",

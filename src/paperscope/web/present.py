@@ -30,6 +30,7 @@ __all__ = [
     "highlight",
     "safe_url",
     "source_text",
+    "attached_view",
     "area_text",
     "claim_text",
     "link_items",
@@ -78,6 +79,17 @@ def safe_url(url: object) -> str | None:
 def source_text(source: Any) -> str:
     """Return "FILE_NAME:LINE" for a Source (never a folder path)."""
     return f"{PurePath(str(source.path)).name}:{source.line}"
+
+
+def attached_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Return an ``enrich`` provenance row (``Library.enrichments``) as shown: the program's file name only."""
+    return {
+        "program": PurePath(str(row["program"])).name,
+        "entry_line": int(row["entry_line"]),
+        "session": row.get("session") or None,
+        "method": str(row["method"]),
+        "fields": [str(f) for f in row.get("fields") or []],
+    }
 
 
 def area_text(area: Mapping[str, Any] | None) -> str:

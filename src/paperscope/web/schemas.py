@@ -146,10 +146,21 @@ class PaperModel(BaseModel):
     )
 
 
+class AttachedModel(BaseModel):
+    """Fields ``enrich`` attached to a paper from a conference program, and where they came from."""
+
+    program: str = Field(description="The program file's name (no folder leaves the server).")
+    entry_line: int = Field(description="The entry's line (or record number) in that file.")
+    session: str | None = Field(description="The session the program names for the paper, if any.")
+    method: str = Field(description="How the match was made: 'agreed' (two rankings) or 'review'.")
+    fields: list[str] = Field(description="The paper fields the entry set, e.g. title, authors.")
+
+
 class PaperWithMarks(PaperModel):
-    """A paper and the user's marks on it."""
+    """A paper, the user's marks on it and what was attached to it from a program."""
 
     marks: MarksModel
+    attached: list[AttachedModel] = Field(default_factory=list)
 
 
 class ByVenue(BaseModel):

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
+from .. import present
 from ..schemas import ERROR_RESPONSES, Envelope, PaperWithMarks, StatsModel
 from .deps import library_of, ok, reject_unknown_query
 
@@ -22,7 +23,8 @@ def get_paper(request: Request, paper_id: str) -> dict[str, Any]:
     """
     with library_of(request) as lib:
         paper = lib.get(paper_id)
-        return ok({**paper.to_dict(), "marks": lib.marks(paper.paper_id)})
+        attached = [present.attached_view(row) for row in lib.enrichments(paper_id=paper.paper_id)]
+        return ok({**paper.to_dict(), "marks": lib.marks(paper.paper_id), "attached": attached})
 
 
 @router.get("/stats", response_model=Envelope[StatsModel])

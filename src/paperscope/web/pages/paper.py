@@ -51,6 +51,7 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
         except PaperscopeError as exc:  # e.g. no embedding model: the page still shows the paper
             log.warning("related papers of %s unavailable: %s", paper.paper_id, exc)
             related, related_error = None, str(exc).splitlines()[0][:200]
+        attached = [present.attached_view(row) for row in lib.enrichments(paper_id=paper.paper_id)]
     fields, segments = present.paper_view(paper)
     card = paper.card.to_dict() if paper.card else {}
     return render(
@@ -65,6 +66,8 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
         paper_links=paper_links(paper),
         related=related,
         related_error=related_error,
+        attached=attached,
+        session=next((a["session"] for a in reversed(attached) if a["session"]), None),
     )
 
 
