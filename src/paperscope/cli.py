@@ -1568,3 +1568,13 @@ def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, 
         _fit_topics(lib)
     lib.write_map(out, png=png, color_by=color_by, title=title)
     click.echo(f"wrote {out}" + (f" and {png}" if png else ""), err=True)
+
+
+def _register_build_commands() -> None:
+    """Add ``build`` and ``load`` (batch builds on local processes or Ray; see cli_build.py)."""
+    from .cli_build import register
+
+    register(cli, _command, _library)
+
+
+_register_build_commands()

@@ -1,0 +1,172 @@
+"""``paperscope load``: merge a build's shards into a library, as ``ingest`` would have stored them.
+
+The shards' papers are fed, file by file in source order and chunk by chunk (ingest's own
+batches), through ingest's dedup and store code (``ingest.pipeline._BatchStore``), so
+paper_ids, merges, sources and conflicts equal a local ingest of the same files. Instead of
+building cards and embedding, the prebuilt ones are stored: a paper's card is rebuilt only
+when a merge changed a field the card reads, and its vector is left to ``embed`` only when a
+merge changed the embedded text (title). Stars, tags and notes are never written. The cards'
+areas are then refined with the vectors (``Library.refine_areas``, as after a local embed)
+and the search indexes built once at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..extract import EXTRACTOR_VERSION, build_card
+from ..ingest import dedup
+from ..ingest.pipeline import _CACHE_BYTES, _BatchStore, _index_missing_keys, _Workers
+from ..models import Card, FileReport, IngestReport, Paper, Skip
+from ..progress import progress as progress_bar
+from ..store import papers
+from ..store import vectors as stored_vectors
+from . import shards
+
+if TYPE_CHECKING:
+    from ..library import Library
+
+__all__ = ["load_shards"]
+
+
+def _card_fields(paper: Paper) -> tuple[Any, ...]:
+    """The fields of a paper that ``build_card`` reads besides its text (which a merge never changes)."""
+    return (paper.title, paper.venue, paper.year, tuple(paper.keywords), paper.source_area, tuple(paper.urls))
+
+
+class _Cards:
+    """The card builder handed to ingest's store code: the prebuilt card while the paper is as built."""
+
+    def __init__(self) -> None:
+        self.prebuilt: dict[str, str] = {}
+        self.fields: dict[str, tuple[Any, ...]] = {}
+        self.rebuilt = 0
+
+    def add(self, paper: Paper, card_json: str, extractor_version: str) -> None:
+        if paper.paper_id not in self.fields:  # the first record of a paper_id is the one stored
+            self.fields[paper.paper_id] = _card_fields(paper)
+            if extractor_version == EXTRACTOR_VERSION:
+                self.prebuilt[paper.paper_id] = card_json
+
+    def __call__(self, paper: Paper) -> Card:
+        card = self.prebuilt.get(paper.paper_id)
+        if card is not None and self.fields.get(paper.paper_id) == _card_fields(paper):
+            return shards.card_from_json(card)
+        self.rebuilt += 1
+        return build_card(paper)
+
+
+def load_shards(library: Library, shard_dir: str | Path, progress: bool = False) -> IngestReport:
+    """Store the papers, cards and vectors of the build in ``shard_dir`` into ``library``.
+
+    Args:
+        library: the open, writable library (new or not: papers already in it are merged into).
+        shard_dir: a folder ``paperscope build --out`` wrote.
+        progress: show the papers stored, then the vectors and index steps.
+
+    Returns:
+        An IngestReport with one FileReport per built input file (``read``, ``new``,
+        ``present``, ``merged``, skips and conflicts, as ``ingest`` reports them) and
+        ``phases`` ``load``, ``cards`` (rebuilt after a merge), ``embed`` (vectors made again
+        because a merge changed the text) and ``indexes``.
+
+    Raises:
+        InputError: ``shard_dir`` holds no build manifest, or a shard cannot be read.
+        StoreError: the library cannot be written.
+    """
+    started = time.perf_counter()
+    out = Path(shard_dir)
+    if not (out / shards.MANIFEST).is_file():
+        raise InputError(f"no {shards.MANIFEST} here: not a folder `paperscope build --out` wrote", str(out))
+    manifest = shards.load_manifest(out)
+    library.store.require_writable()
+    store = library.store
+    model_id = library._model_id()
+    cards = _Cards()
+    workers = _Workers(cards)
+    report = IngestReport()
+    total = sum(e["read"] for e in manifest["inputs"])
+    papers.set_cache_size(store.conn, _CACHE_BYTES)
+    with store.transaction():
+        _index_missing_keys(store)
+    changed: set[str] = set()
+    with progress_bar(total=total, desc="load", unit="records", enabled=progress) as bar:
+        for entry in sorted(manifest["inputs"], key=lambda e: e["index"]):
+            path = entry["path"]
+            file_report = FileReport(path=path, format=entry["format"] or "", read=entry["read"])
+            file_report.skipped = [Skip(path, line, reason, unit) for line, reason, unit in entry["skipped"]]
+            file_report.repaired = [
+                Skip(path, line, reason, unit) for line, reason, unit in entry["repaired"]
+            ]
+            batch_store = _BatchStore(store, file_report, workers, use_pool=False)
+            for shard in sorted(entry["shards"]):
+                rows = sorted(shards.read_shard(out / shard), key=lambda r: r["item"])
+                batch = [shards.paper_from_json(r["paper"]) for r in rows]
+                vectors: dict[str, tuple[Any, int]] = {}
+                for paper, row in zip(batch, rows, strict=True):
+                    cards.add(paper, row["card"], row["extractor_version"])
+                    if row["model_id"] == model_id:
+                        vectors.setdefault(row["content_hash"], (row["vector"], int(row["n_chunks"])))
+                sets = dedup.batch_shingles([p.clean_text for p in batch])
+                shingles = dict(zip((p.paper_id for p in batch), sets, strict=True))
+                with store.transaction() as conn:
+                    before = len(batch_store.inserted)
+                    batch_store.store(batch, shingles)
+                    changed.update(batch_store.changed)
+                    fresh = batch_store.inserted[before:]
+                    _save_vectors(conn, model_id, fresh, vectors)
+                bar.update(len(rows))
+            with store.transaction():
+                batch_store.flush()
+            report.files.append(file_report)
+            bar.update(len(entry["skipped"]))
+    library._bm25 = None
+    report.elapsed_s = time.perf_counter() - started
+    report.phases["load"] = {"count": report.new, "elapsed_s": report.elapsed_s}
+    _finish(library, cards, changed, report, progress)
+    return report
+
+
+def _save_vectors(
+    conn: Any, model_id: str, paper_ids: list[str], vectors: dict[str, tuple[Any, int]]
+) -> None:
+    """Store the prebuilt vector of each newly inserted paper whose stored text is the embedded one."""
+    if not paper_ids:
+        return
+    marks = ",".join("?" * len(paper_ids))
+    rows = conn.execute(f"SELECT paper_id, content_hash FROM papers WHERE paper_id IN ({marks})", paper_ids)
+    found = [(pid, h, *vectors[h]) for pid, h in rows if h in vectors]
+    stored_vectors.save_vectors(conn, model_id, found)
+
+
+def _finish(library: Library, cards: _Cards, changed: set[str], report: IngestReport, progress: bool) -> None:
+    """Rebuild cards a later merge changed, embed texts a merge changed, refine areas, build indexes."""
+    store = library.store
+    began = time.perf_counter()
+    redo: list[tuple[str, Card]] = []
+    for pid in sorted(changed):
+        paper = papers.get_paper(store.conn, pid)
+        if cards.fields.get(pid) != _card_fields(paper):
+            redo.append((pid, build_card(paper)))
+    if redo:
+        with store.transaction() as conn:
+            papers.save_cards(conn, redo)
+    rebuilt = library.build_cards(progress=progress)  # cards of another extractor version
+    report.phases["cards"] = {
+        "count": len(redo) + cards.rebuilt + rebuilt,
+        "elapsed_s": time.perf_counter() - began,
+    }
+    began = time.perf_counter()
+    missing = stored_vectors.count_missing_vectors(store.conn, library._model_id())
+    if missing:
+        # A merge changed these papers' title (the embedded text): embed them as `embed` would.
+        embedded = library.embed(progress=progress)
+    else:
+        embedded = 0
+        library.refine_areas()
+        library._dense = None
+        library.build_search_indexes(progress=progress)
+    report.phases["embed"] = {"count": embedded, "elapsed_s": time.perf_counter() - began}

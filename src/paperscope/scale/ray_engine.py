@@ -1,0 +1,232 @@
+"""The Ray engine of ``paperscope build``: the same stages as a Ray Data pipeline.
+
+Three operators stream chunks (:mod:`.stages`) through the cluster: *read* (one task per input
+file yields its chunks as it reads them), *prepare* (tasks: repair, clean, skips, full cards)
+and *embed* (an actor pool, one actor per CPU of the cluster, each loading the embedding model
+once and using one inference stream; it embeds a chunk and writes its shard). A task or actor
+that dies is retried (``max_retries`` / ``max_restarts`` + ``max_task_retries``); a retried
+chunk rewrites the same shard name (temporary file, then rename), so nothing is lost or doubled.
+
+Ray is imported only in this module, only when the engine is used; without it the build says
+``pip install 'paperscope[ray]'`` in one line. Workers get this process's ``PAPERSCOPE_*``
+environment (embedder, model cache), and must have paperscope installed (the same version).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from . import stages
+from .local_engine import ChunkDone, Event, write_prepared
+
+__all__ = ["run_ray", "FAULT_ENV"]
+
+#: Test-only hook: a path; the first embed call that can create this file kills its own worker
+#: process (SIGKILL), once per build, so the fault test sees a real worker death mid-build.
+FAULT_ENV = "PAPERSCOPE_TEST_KILL_EMBED_WORKER_ONCE"
+#: Logical CPUs per task or actor: an embedding actor and a card task share each core, as the
+#: actors are the slow stage (about 20 ms a paper against 4 ms for a card) and all would hold
+#: every CPU otherwise, leaving none for the tasks feeding them (the pipeline would stall).
+_ACTOR_CPUS = 0.5
+_TASK_CPUS = 0.5
+_READ_CPUS = 0.25
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError:
+        raise InputError("the ray engine needs Ray: pip install 'paperscope[ray]'") from None
+    # Ray Data logs each execution's start, end and settings at INFO/WARNING; the build prints its own.
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    return ray
+
+
+def _row(file: int, start: int, payload: bytes, error: str = "") -> dict[str, np.ndarray]:
+    return {
+        "file": np.array([file], dtype=np.int64),
+        "start": np.array([start], dtype=np.int64),
+        "payload": np.array([payload], dtype=object),
+        "error": np.array([error], dtype=object),
+    }
+
+
+def _read(
+    batch: dict[str, np.ndarray], column_map: Mapping[str, str] | None
+) -> Iterator[dict[str, np.ndarray]]:
+    """Yield one row per chunk of each input file in ``batch`` (an error row if the file fails)."""
+    for file, path, fmt in zip(batch["file"], batch["path"], batch["fmt"], strict=True):
+        item = stages.Input(index=int(file), path=str(path), fmt=str(fmt))
+        try:
+            for start, chunk in stages.read_chunks(item, column_map):
+                yield _row(item.index, start, pickle.dumps(chunk))
+        except InputError as exc:
+            yield _row(item.index, -1, b"", str(exc))
+
+
+def _map_chunks(batch: dict[str, np.ndarray], step: Callable[[int, int, Any], Any]) -> dict[str, np.ndarray]:
+    """Apply ``step(file, start, payload)`` to each row of ``batch`` (payloads pickled); error rows pass."""
+    out = []
+    for file, start, payload, error in zip(
+        batch["file"], batch["start"], batch["payload"], batch["error"], strict=True
+    ):
+        if error:
+            out.append(_row(int(file), int(start), b"", str(error)))
+        else:
+            out.append(
+                _row(int(file), int(start), pickle.dumps(step(int(file), int(start), pickle.loads(payload))))
+            )
+    return {key: np.concatenate([r[key] for r in out]) for key in ("file", "start", "payload", "error")}
+
+
+def _prepare(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Prepare the chunk of each row (normalise, skips, full cards)."""
+
+    def step(file: int, start: int, items: list[Any]) -> stages.Prepared:
+        fmt = next((i.source.format for i in items if hasattr(i, "source")), "")
+        return stages.prepare(file, start, items, fmt)
+
+    return _map_chunks(batch, step)
+
+
+class _EmbedWriter:
+    """An embedding actor: loads the model once, then embeds chunks and writes their shards."""
+
+    def __init__(self, out_dir: str, embedder_name: str, cpus: int) -> None:
+        self.out_dir = Path(out_dir)
+        self.embedder = stages.load_embedder(embedder_name, cpus)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        def step(_file: int, _start: int, prepared: stages.Prepared) -> ChunkDone:
+            _maybe_die()
+            return write_prepared(self.out_dir, prepared, self.embedder)
+
+        return _map_chunks(batch, step)
+
+
+def _bound_writer(out_dir: str, embedder_name: str, cpus: int) -> type[_EmbedWriter]:
+    """Return an ``_EmbedWriter`` class that takes no constructor arguments.
+
+    Constructor arguments would sit in the object store, where Ray warns they may be lost when a
+    restarted actor needs them.
+    """
+
+    class BoundWriter(_EmbedWriter):
+        def __init__(self) -> None:
+            super().__init__(out_dir, embedder_name, cpus)
+
+    return BoundWriter
+
+
+def _maybe_die() -> None:
+    """The fault test's hook (:data:`FAULT_ENV`): kill this worker process the first time only."""
+    marker = os.environ.get(FAULT_ENV)
+    if not marker:
+        return
+    try:
+        handle = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.write(handle, str(os.getpid()).encode())
+    os.close(handle)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
+    """Connect to (or start) a cluster; return True when this call started the connection."""
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Ray's C++ core logs a warning per actor pool that restarts are allowed (Ray Data's own
+    # setting, ray-project/ray#53727); failures still reach this process as exceptions.
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    env = {k: v for k, v in os.environ.items() if k.startswith("PAPERSCOPE_")}
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": "ERROR",
+        "runtime_env": {"env_vars": env},
+    }
+    if address:
+        ray.init(address=address, **options)
+    else:
+        # "local" always starts a new cluster for this build, whatever RAY_ADDRESS says.
+        ray.init(address="local", num_cpus=cpus, _node_ip_address="127.0.0.1", **options)
+    return True
+
+
+def run_ray(
+    inputs: list[stages.Input],
+    out_dir: Path,
+    column_map: Mapping[str, str] | None,
+    embedder_name: str,
+    address: str | None = None,
+    cpus: int | None = None,
+    on_read: Callable[[int], None] | None = None,
+) -> Iterator[Event]:
+    """Build the chunks of ``inputs`` on Ray; yield events as :func:`.local_engine.run_local` does.
+
+    Args:
+        inputs: the files to build (format resolved, index set).
+        out_dir: the shard folder; every worker must see it at this path (one machine, or a
+            shared file system).
+        column_map: field → column names, as for ingest.
+        embedder_name: the registered embedder each actor loads.
+        address: an existing cluster (``auto``, ``HOST:6379``, ``ray://HOST:10001``); None
+            starts a local one on 127.0.0.1 with ``cpus`` CPUs (default all) for this build.
+        cpus: CPUs of the local cluster started when ``address`` is None.
+        on_read: called with each finished chunk's item count.
+
+    Raises:
+        InputError: Ray is not installed (``pip install 'paperscope[ray]'``).
+    """
+    ray = _import_ray()
+    if not inputs:
+        return
+    from ..index.embed import prepare_embedder
+
+    prepare_embedder(embedder_name)  # once here rather than in every actor at once (local clusters)
+    started = _init(ray, address, cpus)
+    try:
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False
+        context.print_on_execution_start = False
+        total_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        files = [{"file": i.index, "path": i.path, "fmt": i.fmt or ""} for i in inputs]
+        ds = ray.data.from_items(files, override_num_blocks=len(files))
+        ds = ds.map_batches(
+            _read,
+            batch_size=1,
+            batch_format="numpy",
+            fn_kwargs={"column_map": dict(column_map) if column_map else None},
+            num_cpus=_READ_CPUS,
+        )
+        ds = ds.map_batches(_prepare, batch_size=1, batch_format="numpy", num_cpus=_TASK_CPUS)
+        ds = ds.map_batches(
+            _bound_writer(str(out_dir), embedder_name, 1),
+            batch_size=1,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=total_cpus),
+            num_cpus=_ACTOR_CPUS,
+        )
+        for row in ds.iter_rows():
+            if row["error"]:
+                yield "error", (int(row["file"]), str(row["error"]))
+                continue
+            done: ChunkDone = pickle.loads(row["payload"])
+            if on_read:
+                on_read(done.read)
+            yield "chunk", done
+    finally:
+        if started:
+            ray.shutdown()

@@ -1,0 +1,64 @@
+"""Compare two libraries paper for paper: ids, fields, sources, cards and vectors."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+_PAPER_COLUMNS = (
+    "paper_id, abstract, clean_text, title, authors, venue, year, decision, keywords,"
+    " source_area, urls, external_ids, content_hash"
+)
+
+
+def snapshot(db: Path) -> dict[str, object]:
+    """Return what must be equal between two libraries of the same files (vectors apart)."""
+    conn = sqlite3.connect(db)
+    try:
+        papers = conn.execute(f"SELECT {_PAPER_COLUMNS} FROM papers ORDER BY rowid").fetchall()
+        sources = sorted(conn.execute("SELECT paper_id, path, line, format FROM sources").fetchall())
+        cards = {
+            pid: (json.loads(data), version)
+            for pid, data, version in conn.execute("SELECT paper_id, data, extractor_version FROM cards")
+        }
+        keys = sorted(conn.execute("SELECT key, paper_id FROM dedup_keys").fetchall())
+    finally:
+        conn.close()
+    return {"papers": papers, "sources": sources, "cards": cards, "dedup_keys": keys}
+
+
+def vectors(db: Path) -> dict[str, tuple[np.ndarray, int, str]]:
+    """Return ``paper_id -> (vector, n_chunks, model_id)`` of every current vector."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT e.paper_id, e.vector, e.n_chunks, e.model_id FROM embeddings e"
+            " JOIN papers p ON p.paper_id = e.paper_id AND p.content_hash = e.content_hash"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {pid: (np.frombuffer(blob, dtype=np.float32), n, model) for pid, blob, n, model in rows}
+
+
+def assert_same_library(built: Path, ingested: Path, min_cosine: float = 1.0 - 1e-5) -> None:
+    """Assert the two libraries hold the same papers, sources, cards and (within ``min_cosine``) vectors."""
+    a, b = snapshot(built), snapshot(ingested)
+    assert [p[0] for p in a["papers"]] == [p[0] for p in b["papers"]], "paper_ids or their order differ"
+    assert a["papers"] == b["papers"]
+    assert a["sources"] == b["sources"]
+    assert a["cards"].keys() == b["cards"].keys()
+    differ = [pid for pid in a["cards"] if a["cards"][pid] != b["cards"][pid]]
+    assert not differ, f"{len(differ)} cards differ, first {differ[0]}"
+    assert a["dedup_keys"] == b["dedup_keys"]
+    va, vb = vectors(built), vectors(ingested)
+    assert va.keys() == vb.keys() == {p[0] for p in a["papers"]}
+    worst = 1.0
+    for pid, (vec, n, model) in va.items():
+        other, n_other, model_other = vb[pid]
+        assert (n, model) == (n_other, model_other)
+        cosine = float(vec @ other / (np.linalg.norm(vec) * np.linalg.norm(other) or 1.0))
+        worst = min(worst, cosine)
+    assert worst >= min_cosine, f"lowest cosine {worst}"

@@ -1,0 +1,154 @@
+"""`paperscope build` (local engine) + `load` give the library `ingest` gives, and build only what is new."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paperscope.cli import cli
+from paperscope.errors import InputError
+from paperscope.library import Library
+from paperscope.scale import shards
+from paperscope.scale.build import run_build
+from paperscope.scale.load import load_shards
+
+from .compare import assert_same_library
+
+pytest.importorskip("pyarrow", reason="build/load need pyarrow: pip install 'paperscope[ray]'")
+
+
+def _counts(report) -> list[tuple[str, int, int, int, int, int]]:
+    return [
+        (Path(f.path).name, f.read, f.new, f.present, f.merged, len(f.skipped))
+        for f in report.files
+        if not f.ignored
+    ]
+
+
+def _ingest(sources: list[Path], db: Path):
+    with Library(db) as lib:
+        return lib.ingest(sources)
+
+
+def test_build_and_load_equal_ingest(mixed_sources: list[Path], tmp_path: Path) -> None:
+    built = run_build([str(s) for s in mixed_sources], tmp_path / "shards")
+    assert [Path(e["path"]).name for e in built.built][0] == "iclr_slice.csv"
+    assert built.read == 120 + 95 + 50 and not built.failed
+    with Library(tmp_path / "built.db") as lib:
+        loaded = load_shards(lib, tmp_path / "shards")
+    ingested = _ingest(mixed_sources, tmp_path / "ingested.db")
+    assert _counts(loaded) == _counts(ingested)
+    dups = next(f for f in loaded.files if f.path.endswith("dups.csv"))
+    # The fixture works as meant: 20 exact copies, 20 new rows, 10 near-copies (one too short to
+    # drop a sentence from, so an exact copy).
+    assert (dups.present, dups.new, dups.merged) == (21, 20, 9)
+    assert_same_library(tmp_path / "built.db", tmp_path / "ingested.db", min_cosine=1.0 - 1e-6)
+    # The merged papers' cards were rebuilt with the keyword their duplicate added.
+    conn = sqlite3.connect(tmp_path / "built.db")
+    (n,) = conn.execute("SELECT count(*) FROM papers WHERE keywords LIKE '%zz-added keyword%'").fetchone()
+    conn.close()
+    assert n == 10
+
+
+def test_two_workers_build_the_same_shards(mixed_sources: list[Path], tmp_path: Path) -> None:
+    one = run_build([str(s) for s in mixed_sources], tmp_path / "one", workers=1)
+    two = run_build([str(s) for s in mixed_sources], tmp_path / "two", workers=2)
+    assert [e["shards"] for e in one.built] == [e["shards"] for e in two.built]
+    for entry in one.built:
+        for name in entry["shards"]:
+            a = list(shards.read_shard(tmp_path / "one" / name))
+            b = list(shards.read_shard(tmp_path / "two" / name))
+            assert [r["paper"] for r in a] == [r["paper"] for r in b]
+            assert [r["card"] for r in a] == [r["card"] for r in b]
+            assert all((x["vector"] == y["vector"]).all() for x, y in zip(a, b, strict=True))
+
+
+def test_building_again_with_a_new_file_builds_only_that_file(
+    mixed_sources: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "shards"
+    first = run_build([str(s) for s in mixed_sources[:2]], out)
+    assert len(first.built) == 6  # the slice and five ICML lists
+    again = run_build([str(s) for s in mixed_sources], out)
+    assert [Path(e["path"]).name for e in again.built] == ["dups.csv"]
+    assert len(again.kept) == 6 and again.read == 50
+    with Library(tmp_path / "built.db") as lib:
+        load_shards(lib, out)
+    _ingest(mixed_sources, tmp_path / "ingested.db")
+    assert_same_library(tmp_path / "built.db", tmp_path / "ingested.db", min_cosine=1.0 - 1e-6)
+
+
+def test_a_killed_build_leaves_nothing_counted_twice(mixed_sources: list[Path], tmp_path: Path) -> None:
+    """Shards of files never marked done and half-written temporary files are removed first."""
+    out = tmp_path / "shards"
+    run_build([str(mixed_sources[0])], out)
+    stale = out / shards.shard_name(7, 0)
+    stale.write_bytes(b"half a shard")
+    temp = out / ".f00001-000000000.parquet.x.tmp"
+    temp.write_bytes(b"")
+    report = run_build([str(s) for s in mixed_sources], out)
+    assert not stale.exists() and not temp.exists()
+    assert report.read == 95 + 50 and len(report.kept) == 1
+
+
+def test_a_file_failing_part_way_leaves_no_shard(mixed_sources: list[Path], tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 after 1,500 good lines: its finished first chunk is removed again."""
+    bad = tmp_path / "bad.jsonl"
+    lines = [
+        f'{{"title": "Paper {i}", "abstract": "We study problem number {i} of learning with noisy labels."}}\n'
+        for i in range(1500)
+    ]
+    bad.write_bytes("".join(lines).encode() + b'{"title": "B", "abstract": "caf\xe9 bad"}\n')
+    out = tmp_path / "shards"
+    report = run_build([str(mixed_sources[0]), str(bad)], out)
+    assert len(report.failed) == 1 and "bad.jsonl:1501: not UTF-8" in report.failed[0]["error"]
+    manifest = shards.load_manifest(out)
+    assert [Path(e["path"]).name for e in manifest["inputs"]] == ["iclr_slice.csv"]
+    assert len(list(out.glob("*.parquet"))) == 1
+    with Library(tmp_path / "built.db") as lib:
+        assert load_shards(lib, out).new == 120
+
+
+def test_load_keeps_marks_and_loading_twice_adds_nothing(mixed_sources: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "shards"
+    run_build([str(s) for s in mixed_sources], out)
+    with Library(tmp_path / "built.db") as lib:
+        load_shards(lib, out)
+        pid = next(iter(lib.papers())).paper_id
+        lib.star(pid)
+        lib.tag(pid, "keep-me")
+        again = load_shards(lib, out)
+        assert again.new == 0 and again.merged == 0
+        assert lib.marks(pid)["starred"] and lib.marks(pid)["tags"] == ["keep-me"]
+        assert len(lib) == sum(f.new for f in _ingest(mixed_sources, tmp_path / "i.db").files)
+
+
+def test_missing_pyarrow_and_ray_say_what_to_install(
+    mixed_sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(InputError, match=r"pip install 'paperscope\[ray\]'"):
+        run_build([str(mixed_sources[0])], tmp_path / "r", engine="ray")
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(InputError, match=r"needs pyarrow: pip install 'paperscope\[ray\]'"):
+        run_build([str(mixed_sources[0])], tmp_path / "p")
+
+
+def test_cli_build_and_load(mixed_sources: list[Path], tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "shards"
+    result = runner.invoke(cli, ["build", *map(str, mixed_sources), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "build cards (busy time over local workers)" in result.output and "papers/s" in result.output
+    db = tmp_path / "lib.db"
+    result = runner.invoke(cli, ["--db", str(db), "load", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "merged 9" in result.output
+    result = runner.invoke(cli, ["--db", str(tmp_path / "x.db"), "load", str(tmp_path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "not a folder `paperscope build --out` wrote" in result.output
+    assert not (tmp_path / "x.db").exists()
