@@ -239,3 +239,24 @@ def test_ingest_cleans_invisible_code_points_from_every_indexed_field() -> None:
 def test_accent_macros_keep_their_letter_bare_or_braced(latex: str, text: str) -> None:
     assert clean_text(latex) == text
     assert clean_text(clean_text(latex)) == text
+
+
+@pytest.mark.parametrize(
+    ("latex", "words"),
+    [
+        (r"value \frac{R(", "value"),  # a fragment cut inside a macro's arguments
+        (r"a \frac b", "a b"),
+        (r"x \frac{1}", "x 1"),
+        (r"then \textcolor{red}", "then"),
+    ],
+)
+def test_a_macro_missing_its_arguments_leaves_no_template_and_no_warning(
+    latex: str, words: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    # pylatexenc returned its replacement template ("%s/%s") as text and logged a warning, which
+    # reached the terminal when the card builder cleaned an emphasised fragment of an abstract.
+    out = clean_text(latex)
+    assert "%" not in out and out.split()[: len(words.split())] == words.split()
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+    assert not [r for r in caplog.records if r.name.startswith("pylatexenc")]

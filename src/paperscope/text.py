@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import html
+import logging
 import re
 import unicodedata
 
@@ -233,6 +234,21 @@ ABBREVIATION_MACROS = {
 }
 
 
+class _Latex2Text(LatexNodes2Text):
+    r"""pylatexenc's converter, raising where it would leave a replacement template in the text.
+
+    When a macro lacks the arguments its replacement names (``\frac{R(`` cut off, ``\frac b``),
+    pylatexenc logs a warning and returns the template itself (``%s/%s``) as text; here that is
+    an ``IndexError``, which :func:`_convert_segment` answers by keeping the words.
+    """
+
+    def apply_simplify_repl(self, node, simplify_repl, what):  # type: ignore[no-untyped-def]
+        out = super().apply_simplify_repl(node, simplify_repl, what)
+        if out is simplify_repl and isinstance(out, str) and "%" in out and len(out) != 1:
+            raise IndexError(f"{what}: missing arguments")
+        return out
+
+
 @functools.cache
 def _converter() -> LatexNodes2Text:
     db = get_default_latex_context_db()
@@ -244,7 +260,9 @@ def _converter() -> LatexNodes2Text:
         + [MacroTextSpec("mbox", simplify_repl="%s"), MacroTextSpec("hbox", simplify_repl="%s")]
         + [MacroTextSpec(name, simplify_repl=text) for name, text in ABBREVIATION_MACROS.items()],
     )
-    return LatexNodes2Text(math_mode="text", latex_context=db, strict_latex_spaces=False)
+    # Its warnings (a macro's replacement failing) are answered in _convert_segment, never shown.
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+    return _Latex2Text(math_mode="text", latex_context=db, strict_latex_spaces=False)
 
 
 @functools.cache
