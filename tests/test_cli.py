@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -168,20 +169,34 @@ def test_a_file_with_no_papers_gets_a_warning(run, tmp_path: Path) -> None:
 def test_eval_without_its_data_is_one_line_not_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import paperscope.evaluation.cards as cards_eval
-
     runner = CliRunner()
     result = runner.invoke(cli, ["eval", "--data", str(tmp_path / "none")])
+    hint = "the evaluation data is not there; name the folder (../shared/data) with paperscope eval --data DIR"
     assert (result.exit_code, result.stderr) == (
         1,
-        f"Error: {tmp_path / 'none'}: evaluation data folder not found; pass --data DIR or set PAPERSCOPE_EVAL_DATA\n",
+        f"Error: {tmp_path / 'none'}: {hint}, or set PAPERSCOPE_EVAL_DATA\n",
     )
-    monkeypatch.setattr(cards_eval, "DEFAULT_GOLD", tmp_path / "gold.jsonl")
-    result = runner.invoke(cli, ["eval", "cards", "--no-iclr"])
-    assert (result.exit_code, result.stderr) == (
-        1,
-        f"Error: {tmp_path / 'gold.jsonl'}: the dev gold is not there; pass --gold FILE\n",
-    )
+    # A plain install has no shared/data beside it: the variable and --data name the folder.
+    (tmp_path / "data").mkdir()
+    monkeypatch.setenv("PAPERSCOPE_EVAL_DATA", str(tmp_path / "data"))
+    for args in (["eval", "cards", "--no-iclr"], ["eval", "--data", str(tmp_path / "data"), "cards", "--no-iclr"]):
+        result = runner.invoke(cli, args)
+        assert (result.exit_code, result.stderr) == (
+            1,
+            f"Error: {tmp_path / 'data' / 'gold' / 'icml2026_cards_dev.jsonl'}: {hint} cards, or set PAPERSCOPE_EVAL_DATA\n",
+        )
+
+
+def test_eval_cards_reads_the_folder_the_variable_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_data: Path
+) -> None:
+    (tmp_path / "gold").mkdir()
+    shutil.copy(shared_data / "gold" / "icml2026_cards_dev.jsonl", tmp_path / "gold")
+    monkeypatch.setenv("PAPERSCOPE_EVAL_DATA", str(tmp_path))
+    result = CliRunner().invoke(cli, ["eval", "cards", "--no-iclr", "--json"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["gold_name"] == "dev" and data["n_dev_papers"] > 20
 
 
 def test_ctrl_c_says_what_was_kept_and_how_to_finish(

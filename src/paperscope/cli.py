@@ -1361,21 +1361,36 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
 
     Example: paperscope eval --task scifact   (cards: paperscope eval cards)
     """
+    ctx.meta["eval_data"] = data_dir
     if ctx.invoked_subcommand is not None:
         return
-    from .evaluation.retrieval import default_data_dir, format_retrieval_eval, run_retrieval_eval
+    from .evaluation.retrieval import format_retrieval_eval, run_retrieval_eval
 
-    data_dir = data_dir or default_data_dir()
-    if not data_dir.is_dir():
-        raise click.ClickException(
-            f"{data_dir}: evaluation data folder not found; pass --data DIR or set PAPERSCOPE_EVAL_DATA"
-        )
+    data_dir = _eval_data(ctx)
     results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=True)
     if as_json:
         _emit_json(results)
     else:
         click.echo(format_retrieval_eval(results))
     _summary("eval", results.n_queries, results.elapsed_s, unit="queries")
+
+
+def _eval_data(ctx: click.Context, *needed: Path) -> Path:
+    """Return the evaluation data folder: ``eval --data``, else ``$PAPERSCOPE_EVAL_DATA``, else beside the checkout.
+
+    A missing folder, or a missing one of the ``needed`` paths inside it, is one line naming both ways.
+    """
+    from .evaluation.paths import ENV_VAR, default_data_dir
+
+    data_dir = ctx.meta.get("eval_data") or default_data_dir()
+    sub = f" {ctx.info_name}" if ctx.info_name != "eval" else ""
+    for path in (data_dir, *(data_dir / n for n in needed)):
+        if not path.exists():
+            raise click.ClickException(
+                f"{path}: the evaluation data is not there; name the folder (../shared/data) with"
+                f" paperscope eval --data DIR{sub}, or set {ENV_VAR}"
+            )
+    return data_dir
 
 
 @eval.command("cards")
@@ -1408,7 +1423,9 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
     help="A library holding the ICLR 2026 papers' MiniLM vectors: the held-out area run also scores "
     "the text model fused with the embedding block (stored vectors, nothing is embedded).",
 )
+@click.pass_context
 def eval_cards(
+    ctx: click.Context,
     no_iclr: bool,
     silver: bool,
     as_json: bool,
@@ -1424,25 +1441,15 @@ def eval_cards(
     Example: paperscope eval cards --no-iclr --gold my_gold.jsonl
     """
     from .config import examples_dir as examples_default
-    from .evaluation.cards import DEFAULT_GOLD, DEFAULT_ICLR_DIR, format_cards_eval, run_cards_eval
+    from .evaluation.cards import format_cards_eval, run_cards_eval
+    from .evaluation.paths import GOLD_NAME, ICLR_NAME
 
-    if gold_path is None and not DEFAULT_GOLD.is_file():
-        raise click.ClickException(f"{DEFAULT_GOLD}: the dev gold is not there; pass --gold FILE")
-    if not no_iclr and not DEFAULT_ICLR_DIR.is_dir():
-        raise click.ClickException(
-            f"{DEFAULT_ICLR_DIR}: the ICLR 2026 folder for the area run is not there; pass --no-iclr"
-        )
-    if silver:
-        from .evaluation.silver import DEFAULT_SHARED
-
-        if not (DEFAULT_SHARED / "airas-papers-db").is_dir() or not DEFAULT_ICLR_DIR.is_dir():
-            raise click.ClickException(
-                f"{DEFAULT_SHARED}: the shared data for --silver (iclr2026-primary-area/, airas-papers-db/) is not there"
-            )
+    needed = ([] if gold_path else [GOLD_NAME]) + ([] if no_iclr and not silver else [ICLR_NAME])
+    data_dir = _eval_data(ctx, *needed, *([Path("airas-papers-db")] if silver else []))
     result = run_cards_eval(
-        gold_path=gold_path or DEFAULT_GOLD,
+        gold_path=gold_path or data_dir / GOLD_NAME,
         examples_dir=examples_dir or examples_default(),
-        iclr_dir=None if no_iclr else DEFAULT_ICLR_DIR,
+        iclr_dir=None if no_iclr else data_dir / ICLR_NAME,
         progress=True,
         area_vectors=area_vectors,
     )
@@ -1450,7 +1457,7 @@ def eval_cards(
     if silver:
         from .evaluation.silver_eval import format_silver_eval, run_silver_eval
 
-        result["silver"] = run_silver_eval(progress=True)
+        result["silver"] = run_silver_eval(data_dir=data_dir, progress=True)
         result["elapsed_s"] += result["silver"]["elapsed_s"]
         sizes = result["silver"]["sizes"]
         scored += sizes["method_test"] + sizes["keyphrase_test"]
@@ -1470,17 +1477,16 @@ def eval_cards(
     help="Fuse the paper→title leg with the embedder (embeds 4,302 abstracts: minutes).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def eval_enrich(dense: bool, as_json: bool) -> None:
+@click.pass_context
+def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
     """Score titles from the program on ICLR 2026: precision and coverage (thresholds from the dev half).
 
     Example: paperscope eval enrich
     """
-    from .evaluation.cards import DEFAULT_ICLR_DIR
     from .evaluation.enrich import format_enrich_eval, run_enrich_eval
+    from .evaluation.paths import ICLR_NAME
 
-    if not DEFAULT_ICLR_DIR.is_dir():
-        raise click.ClickException(f"{DEFAULT_ICLR_DIR}: the ICLR 2026 folder is not there")
-    result = run_enrich_eval(DEFAULT_ICLR_DIR, dense=dense)
+    result = run_enrich_eval(_eval_data(ctx, ICLR_NAME) / ICLR_NAME, dense=dense)
     if as_json:
         _emit_json(result)
     else:

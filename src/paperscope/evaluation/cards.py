@@ -48,6 +48,7 @@ from ..library import Library
 from ..models import Paper
 from ..progress import Progress, steps
 from ..text import clean_text, fold
+from .paths import GOLD_NAME, ICLR_NAME, default_data_dir
 
 __all__ = [
     "DEFAULT_GOLD",
@@ -60,11 +61,12 @@ __all__ = [
     "run_cards_eval",
 ]
 
-_SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-#: Default dev gold of the cards (hand labels of the ICML 2026 lists 000 and 001).
-DEFAULT_GOLD = _SHARED / "gold" / "icml2026_cards_dev.jsonl"
+_SHARED = default_data_dir()
+#: Default dev gold of the cards (hand labels of the ICML 2026 lists 000 and 001), as the
+#: environment was at import; the CLI resolves it again from ``eval --data``.
+DEFAULT_GOLD = _SHARED / GOLD_NAME
 #: Default folder of the ICLR 2026 CSVs with OpenReview primary areas.
-DEFAULT_ICLR_DIR = _SHARED / "iclr2026-primary-area"
+DEFAULT_ICLR_DIR = _SHARED / ICLR_NAME
 #: Optional gold fields scored per paper, each a list of strings except ``claims``.
 GOLD_FIELDS = ("method_names", "datasets", "code_urls", "claims", "contribution_types", "tasks")
 _TASK_STOP = {"the", "a", "an", "of", "for", "in", "on", "and", "to", "with", "by", "vs"}
@@ -419,7 +421,7 @@ def run_cards_eval(
         result = _field_eval(gold, papers, Path(gold_path))
         bar.update()
         result["n_dev_papers"] = len(gold)
-        result["gold_name"] = "dev" if Path(gold_path) == DEFAULT_GOLD else Path(gold_path).name
+        result["gold_name"] = "dev" if Path(gold_path).parts[-2:] == GOLD_NAME.parts else Path(gold_path).name
         result["area_iclr"] = (
             _iclr_eval(Path(iclr_dir), seed, bar, area_vectors) if iclr_dir is not None else None
         )

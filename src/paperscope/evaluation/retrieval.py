@@ -47,6 +47,7 @@ from ..models import Paper, Record, Source
 from ..progress import track
 from ..store import papers as stored_papers
 from .metrics import METRICS, evaluate_run
+from .paths import default_data_dir
 from .qrels import (
     IclrPaper,
     chinese_problem_statement,
@@ -112,14 +113,6 @@ class RetrievalResults(dict[str, dict[str, dict[str, float]]]):
 
     n_queries: int = 0
     elapsed_s: float = 0.0
-
-
-def default_data_dir() -> Path:
-    """Return ``$PAPERSCOPE_EVAL_DATA``, else ``shared/data`` beside the repository."""
-    env = os.environ.get("PAPERSCOPE_EVAL_DATA")
-    if env:
-        return Path(env).expanduser()
-    return Path(__file__).resolve().parents[3].parent / "shared" / "data"
 
 
 def _add_records(lib: Library, records: Iterable[Record]) -> dict[str, str]:

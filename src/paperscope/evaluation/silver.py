@@ -77,6 +77,7 @@ from ..ingest.dedup import match_words
 from ..ingest.paperlist_json import read_json_array
 from ..ingest.pipeline import record_to_paper
 from ..models import Paper, Record
+from .paths import default_data_dir
 
 __all__ = [
     "COMMON_MIN_DF",
@@ -95,8 +96,8 @@ __all__ = [
     "title_method_name",
 ]
 
-#: ``../shared/data`` beside the paperscope checkout.
-DEFAULT_SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+#: ``$PAPERSCOPE_EVAL_DATA``, else ``../shared/data`` beside the paperscope checkout (at import).
+DEFAULT_SHARED = default_data_dir()
 #: A word written in lower case in at least this many abstracts is a common word (rule 2).
 COMMON_MIN_DF = 5
 _HASH_PREFIX = "paperscope-silver:"
