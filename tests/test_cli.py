@@ -118,7 +118,8 @@ def test_show_prints_every_card_field_and_export_names_a_missing_folder(
     assert f"contribution: {', '.join(t['type'] for t in card['contribution_types'])}\n" in shown
     assert f"area:         {card['area']['label']} ({card['area']['source']}, confidence" in shown
     first = card["claims"][0]
-    assert f"claims:       {first['value']}" in shown
+    arrow = {"improves": "↑", "increases": "↑", "reduces": "↓"}.get(first["relation"], "")
+    assert f"claims:       {arrow}" in shown and f"{first['value']}{first['unit']} {first['what']}" in shown
     out = tmp_path / "missing" / "list.csv"
     result = run("export", "--format", "csv", "--out", str(out))
     assert result.exit_code == 2 and f"{out}: folder {out.parent} does not exist" in result.stderr

@@ -332,11 +332,17 @@ def ingest(
 
 def _print_phases(report: IngestReport, elapsed_s: float) -> None:
     """Print the closing line of an ingest: each phase's wall time, then the total (stderr)."""
-    parts = [f"read {report.read:,} records in {report.elapsed_s:.1f} s"]
+
+    def rate(count: float, seconds: float) -> str:
+        return f" ({count / seconds:,.0f}/s)" if count and seconds >= 0.05 else ""
+
+    parts = [f"read {report.read:,} records in {report.elapsed_s:.1f} s{rate(report.read, report.elapsed_s)}"]
     for name, phase in report.phases.items():
-        parts.append(f"{name} {int(phase['count']):,} papers in {phase['elapsed_s']:.1f} s")
-    rate = report.read / elapsed_s if elapsed_s > 0 else 0.0
-    click.echo(f"ingest: {'; '.join(parts)}; {elapsed_s:.1f} s in all ({rate:,.0f} records/s)", err=True)
+        if phase.get("prepare_s", 0.0) >= 1.0:
+            parts.append(f"model prepared in {phase['prepare_s']:.1f} s (once per machine)")
+        count, seconds = int(phase["count"]), float(phase["elapsed_s"])
+        parts.append(f"{name} {count:,} papers in {seconds:.1f} s{rate(count, seconds)}")
+    click.echo(f"ingest: {'; '.join(parts)}; {elapsed_s:.1f} s in all", err=True)
 
 
 def _print_hits(hits: list[Hit]) -> None:
@@ -647,6 +653,8 @@ def enrich(
 
 def _card_lines(card: dict[str, Any]) -> list[str]:
     """Return the card's fields as ``name: values`` lines (empty fields left out)."""
+    from .extract.claims import claim_text
+
     lines = []
     methods = [
         f"{m['name']} ({m['long_form']})" if m.get("long_form") else m["name"]
@@ -657,10 +665,7 @@ def _card_lines(card: dict[str, Any]) -> list[str]:
         "contribution": [t["type"] for t in card.get("contribution_types", [])],
         "tasks": [t["text"] for t in card.get("tasks", [])],
         "datasets": [d["name"] for d in card.get("datasets", [])],
-        "claims": [
-            f"{c['value']}{c['unit'] if c['unit'] in ('%', '×') else ' ' + c['unit']} {c['what']}".strip()
-            for c in card.get("claims", [])
-        ],
+        "claims": [claim_text(c) for c in card.get("claims", [])],
         "code": card.get("code_urls", []),
         "project": card.get("project_urls", []),
     }
