@@ -53,8 +53,15 @@ class BasePaper:
     authors: list[str]
 
 
-def base_papers(data: Path = DATA) -> list[BasePaper]:
-    """Return the real papers of airas-papers-db and papercopilot-paperlists, unique by title, in file order."""
+def base_papers(data: Path = DATA, clean: bool = False) -> list[BasePaper]:
+    """Return the real papers of airas-papers-db and papercopilot-paperlists, unique by title, in file order.
+
+    With ``clean``, titles and abstracts are passed through ``paperscope.text.clean_text`` first
+    (LaTeX, markdown and entities resolved as ingest does), so records made of them are clean
+    text already and a bench can store them without cleaning each again (1 ms a paper).
+    """
+    from paperscope.text import clean_text
+
     out: list[BasePaper] = []
     seen: set[str] = set()
     paths = sorted((data / "airas-papers-db").glob("*.json")) + sorted(
@@ -67,6 +74,8 @@ def base_papers(data: Path = DATA) -> list[BasePaper]:
             title, abstract = row.get("title"), row.get("abstract")
             if not isinstance(title, str) or not isinstance(abstract, str) or len(abstract) < 200:
                 continue
+            if clean:
+                title, abstract = clean_text(title), clean_text(abstract)
             key = " ".join(title.casefold().split())
             if key in seen:
                 continue
@@ -97,9 +106,16 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
 
-def generate(n: int, seed: int = 0, bases: list[BasePaper] | None = None) -> Iterator[Synthetic]:
-    """Yield ``n`` synthetic papers with unique ids, titles and abstracts (deterministic per ``seed``)."""
+def generate(
+    n: int, seed: int = 0, bases: list[BasePaper] | None = None, n_bases: int | None = None
+) -> Iterator[Synthetic]:
+    """Yield ``n`` synthetic papers with unique ids, titles and abstracts (deterministic per ``seed``).
+
+    ``n_bases``: base papers are drawn from the first ``n_bases`` only (other papers' sentences
+    still come from all), so a bench can give each base a real vector as its cluster centre.
+    """
     bases = bases if bases is not None else base_papers()
+    n_bases = len(bases) if n_bases is None else min(n_bases, len(bases))
     rng = random.Random(seed)
     words = [w for b in bases[::7] for s in b.sentences[:2] for w in s.split() if w.isalpha() and len(w) > 3]
     titles_seen: set[bytes] = set()
@@ -108,7 +124,7 @@ def generate(n: int, seed: int = 0, bases: list[BasePaper] | None = None) -> Ite
     attempt = 0
     while made < n:
         attempt += 1
-        base_index = rng.randrange(len(bases))
+        base_index = rng.randrange(n_bases)
         base = bases[base_index]
         sentences = []
         for own in base.sentences:
