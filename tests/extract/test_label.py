@@ -77,9 +77,14 @@ def test_head_noun_of_an_abbreviated_long_form_with_its_purpose_clause():
     assert _label(text) == "MCRP — protocol to balance load across GPUs"
 
 
-def test_participial_aside_before_which_is_skipped_in_the_tail():
+def test_a_tail_that_opens_with_a_verb_is_not_the_phrase():
+    # Issue 15 item 6: "what it does" is a noun phrase ("SpineFL — adopts …" was not).
+    from paperscope.extract.label_shape import opens_like_a_sentence
+
     text = "We propose SIX, based on random restarts, which measures how often a solver agrees with itself."
-    assert _label(text) == "SIX — measures how often a solver agrees with itself"
+    label = _label(text)
+    assert label.startswith("SIX — ") and opens_like_a_sentence(label) is None
+    assert "measures how" not in label
 
 
 def test_own_acronym_is_not_the_opening_task_and_hyphen_parts_spell_letters():

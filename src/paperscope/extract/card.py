@@ -33,7 +33,8 @@ __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first
 #: 0.9: tasks filled from the trained keyphrase ranker's task phrases (extract/keyphrases.py).
 #: 0.9: method names from the learned extractor, ranked by score (extract/methods.py).
 #: 0.10: a label without a method name comes from the keyphrase ranker, not the opening words.
-EXTRACTOR_VERSION = "0.10"
+#: 0.11: labels end at a noun-phrase boundary ("…" where cut) and never open with a verb or anaphor.
+EXTRACTOR_VERSION = "0.11"
 
 
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
