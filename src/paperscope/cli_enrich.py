@@ -47,7 +47,7 @@ def print_report(report: EnrichReport) -> None:
     """Print what one enrich run attached and left for review (lines on stdout, notes on stderr)."""
     click.echo(
         f"{report.program}: {report.entries:,} entries ({report.in_library:,} already in the library),"
-        f" {report.candidates:,} papers without a title; {report.mode} legs"
+        f" {report.untitled:,} papers without a title; {report.mode} legs"
     )
     for item in report.attached:
         click.echo(
@@ -63,6 +63,8 @@ def print_report(report: EnrichReport) -> None:
         click.echo(
             f"note: {len(report.without_title)} program rows have no title (lines {lines}{more})", err=True
         )
+    if report.unused_columns:
+        click.echo(f"note: program columns not used: {', '.join(report.unused_columns)}", err=True)
     if report.notice:
         click.echo(f"note: {report.notice}", err=True)
 
@@ -93,23 +95,33 @@ def _print_suggestion(lib: Library, s: dict[str, Any], position: int, total: int
 
 
 def run_review(lib: Library, program: str | None = None) -> dict[str, int]:
-    """Review the open suggestions until q, end of input or none left; return counts per action."""
+    """Review the open suggestions until q, end of input or none left; return counts per action.
+
+    The counter ``[i/n]``: i is this suggestion's place in the session, n the suggestions settled
+    or skipped so far plus every one still open (the count the web page and ``--review --json``
+    give; an accept closes the paper's other suggestions, so n can drop by more than one).
+    Keys are read case-blind; any other key is answered with the list of keys.
+    """
     interactive = sys.stdin.isatty()
     done = {"accepted": 0, "rejected": 0, "skipped": 0}
     skipped: set[int] = set()
     while True:
-        pending = [s for s in lib.enrich_suggestions(program) if s["suggestion_id"] not in skipped]
+        open_now = lib.enrich_suggestions(program)
+        pending = [s for s in open_now if s["suggestion_id"] not in skipped]
         if not pending:
-            click.echo("No suggestions left to review.")
+            left = f" ({len(open_now):,} skipped, still open)" if open_now else ""
+            click.echo(f"No suggestions left to review{left}.")
             return done
         s = pending[0]
-        _print_suggestion(lib, s, sum(done.values()) + 1, sum(done.values()) + len(pending))
+        seen = sum(done.values())
+        _print_suggestion(lib, s, seen + 1, done["accepted"] + done["rejected"] + len(open_now))
         click.echo(REVIEW_KEYS)
         key = _read_key(interactive)
         if interactive:
             click.echo(key if key.isprintable() else "")
+        key = key.lower()
         if key in ("", "q", "\x03", "\x04"):
-            click.echo(f"Stopped with {len(pending):,} suggestions open.")
+            click.echo(f"Stopped with {len(open_now):,} suggestions open.")
             return done
         if key == "a":
             lib.review_enrich(s["suggestion_id"], accept=True)
@@ -123,4 +135,5 @@ def run_review(lib: Library, program: str | None = None) -> dict[str, int]:
             skipped.add(s["suggestion_id"])
             done["skipped"] += 1
         else:
-            click.echo(f"unknown key {key!r}; {REVIEW_KEYS}")
+            shown = "Enter" if key in ("\n", "\r") else repr(key)
+            click.echo(f"unknown key {shown}: the keys are {REVIEW_KEYS}", err=True)

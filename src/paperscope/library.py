@@ -1811,6 +1811,7 @@ class Library:
         found = [s for s in attach.open_suggestions(self.store.conn) if s["suggestion_id"] == suggestion_id]
         if not found:
             return False
+        had_vectors = accept and not self.missing_vectors()
         with self.store.transaction() as conn:
             if not accept:
                 attach.reject_suggestion(conn, suggestion_id)
@@ -1818,19 +1819,27 @@ class Library:
             s = found[0]
             done = attach.attach(conn, s["paper_id"], s["entry"], s["program"], s["score"], "review")
         self._bm25 = None
+        if done and had_vectors:
+            self.embed()  # as enrich does: the title changed the paper's content hash
         return done
 
     def undo_enrich(self, program: str | Path | None = None) -> tuple[list[str], list[str]]:
         """Undo the attachments of ``enrich`` (of one program file, or all); see :func:`enrich.attach.undo`.
+
+        The restored papers get back the vectors of their content before (saved by ``attach``);
+        a library whose every paper had a vector before the undo has one after it too.
 
         Returns ``(restored paper_ids, paper_ids with a field changed since, left as it is)``.
         """
         from .enrich import attach
 
         key = str(Path(program).resolve()) if program is not None else None
+        had_vectors = len(self) > 0 and not self.missing_vectors()
         with self.store.transaction() as conn:
             done = attach.undo(conn, key)
         self._bm25 = None
+        if had_vectors and self.missing_vectors():
+            self.embed()  # attachments saved before their vectors were: never leave it worse
         return done
 
     def enrichments(

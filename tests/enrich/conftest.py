@@ -116,6 +116,9 @@ def dump(lib: Library) -> dict[str, list[tuple]]:
         "cards": [tuple(r) for r in conn.execute("SELECT * FROM cards ORDER BY paper_id")],
         "facets": [tuple(r) for r in conn.execute("SELECT * FROM card_facets ORDER BY paper_id, facet, key")],
         "sources": [tuple(r) for r in conn.execute("SELECT * FROM sources ORDER BY paper_id, line")],
+        "embeddings": [
+            tuple(r) for r in conn.execute("SELECT * FROM embeddings ORDER BY paper_id, model_id")
+        ],
     }
 
 

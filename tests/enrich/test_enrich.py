@@ -83,6 +83,34 @@ def test_undo_restores_every_byte_and_marks_survive(enrich_lib: Library, tmp_pat
     assert enrich_lib.enrichments() == []
 
 
+def test_undo_gives_back_the_vectors_of_the_old_content(enrich_lib: Library, tmp_path: Path) -> None:
+    # enrich embeds the attached papers again (new content hash, row replaced); undo must not
+    # leave them without a current vector (the trial: 150 vectors -> 53, next run BM25 only).
+    assert enrich_lib.missing_vectors() == 0
+    vectors = dump(enrich_lib)["embeddings"]
+    report = enrich_lib.enrich(_program(tmp_path))
+    assert report.mode == "hybrid" and len(report.attached) == N_PAPERS
+    assert enrich_lib.missing_vectors() == 0 and dump(enrich_lib)["embeddings"] != vectors
+    enrich_lib.undo_enrich()
+    assert enrich_lib.missing_vectors() == 0 and dump(enrich_lib)["embeddings"] == vectors
+    assert enrich_lib.enrich(_program(tmp_path)).mode == "hybrid"
+
+
+def test_undo_of_an_attachment_saved_without_vectors_embeds_again(
+    enrich_lib: Library, tmp_path: Path
+) -> None:
+    enrich_lib.enrich(_program(tmp_path))
+    conn = enrich_lib.store.conn
+    for enrichment_id, before in conn.execute("SELECT enrichment_id, before FROM enrichments").fetchall():
+        state = json.loads(before)
+        del state["vectors"]  # as attachments made before the vectors were saved
+        conn.execute(
+            "UPDATE enrichments SET before = ? WHERE enrichment_id = ?", (json.dumps(state), enrichment_id)
+        )
+    enrich_lib.undo_enrich()
+    assert enrich_lib.missing_vectors() == 0
+
+
 def test_undo_leaves_a_field_changed_since(enrich_lib: Library, tmp_path: Path) -> None:
     enrich_lib.enrich(_program(tmp_path))
     pid = sorted(truth(enrich_lib))[0]
@@ -150,8 +178,10 @@ def test_review_accept_attaches_with_method_review(tmp_path: Path) -> None:
         assert lib.get(orphan).title == decoy_title(30, 5)
         assert {e["paper_id"]: e["method"] for e in lib.enrichments()}[orphan] == "review"
         assert not [s for s in lib.enrich_suggestions() if s["paper_id"] == orphan]
+        assert lib.missing_vectors() == 0  # the accepted paper was embedded again
         lib.undo_enrich()
         assert lib.get(orphan).title is None
+        assert lib.missing_vectors() == 0
 
 
 def test_cli_report_list_and_undo(enrich_lib: Library, tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def test_a_disagreement_is_never_attached_even_without_thresholds() -> None:
     library = [(p, None, t) for p, t in papers] + [("p5", title(5), abstract(5))]
     entries = _entries([i for i in range(N_PAPERS) if i != 5], (decoy_title(30, 5),))
     decoy = len(entries) - 1
-    result = match_program(papers, entries, _index(library), thresholds=_OPEN)
+    result = match_program(papers, entries, _index(library), thresholds=_OPEN, evidence_floor=0.0)
     assert "p30" not in {p.paper_id for p in result.attached}
     assert all(p.entry != decoy for p in result.attached)
     assert result.ranked["p30"][0].entry == decoy  # it is offered as a suggestion instead
@@ -53,8 +53,12 @@ def test_the_same_decoy_is_attached_when_nothing_contradicts_it() -> None:
     # so the rule (not the fixture) is what kept it out.
     papers = [(f"p{i}", abstract(i)) for i in range(N_PAPERS + 1) if i != 5]
     entries = _entries([i for i in range(N_PAPERS) if i != 5], (decoy_title(30, 5),))
-    result = match_program(papers, entries, _index([(p, None, t) for p, t in papers]), thresholds=_OPEN)
+    index = _index([(p, None, t) for p, t in papers])
+    result = match_program(papers, entries, index, thresholds=_OPEN, evidence_floor=0.0)
     assert ("p30", len(entries) - 1) in {(p.paper_id, p.entry) for p in result.attached}
+    # and the evidence floor holds it back too: the decoy holds two of paper 30's words of seven
+    floored = match_program(papers, entries, index, thresholds=_OPEN)
+    assert ("p30", len(entries) - 1) not in {(p.paper_id, p.entry) for p in floored.attached}
 
 
 def test_hybrid_mode_needs_both_vector_sets() -> None:

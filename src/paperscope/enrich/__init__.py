@@ -5,12 +5,13 @@ rankings, ``attach`` writes the fields with their provenance and undoes them, ``
 ``paperscope enrich`` run over a library.
 """
 
-from .match import THRESHOLDS, MatchResult, Pairing, match_program
+from .match import EVIDENCE_FLOOR, THRESHOLDS, MatchResult, Pairing, match_program
 from .program import Program, ProgramEntry, parse_program_map, read_program
 from .run import EnrichReport, enrich_library
 
 __all__ = [
     "THRESHOLDS",
+    "EVIDENCE_FLOOR",
     "MatchResult",
     "Pairing",
     "match_program",

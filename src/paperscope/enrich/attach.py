@@ -5,7 +5,11 @@ none), authors when it has none, venue and year when it has no venue, the decisi
 none, and adds the entry's links and external ids it does not hold yet. The paper's card is
 rebuilt (its label and area read the title). One ``enrichments`` row (migration 9) records the
 program file, the entry (line and content), the method, the score, the time, and the paper's
-columns, lexical-index title and card row before, so :func:`undo` puts back exactly those bytes.
+columns, lexical-index title and card row before, and the paper's stored vectors of its content
+before (every model's, while current), so :func:`undo` puts back exactly those bytes: a vector is
+keyed by the content hash, the attached title changes that hash and ``Library.enrich`` then
+embeds the paper again (replacing the row), so without them an undo left the paper without a
+current vector.
 A paper's ``paper_id`` never changes, so stars, tags, notes and triage states are untouched.
 
 All functions take the open connection and must run inside one ``Store.transaction()``.
@@ -13,6 +17,7 @@ All functions take the open connection and must run inside one ``Store.transacti
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -62,6 +67,25 @@ def _card_row(conn: sqlite3.Connection, paper_id: str) -> list[Any] | None:
     return None if row is None else list(row)
 
 
+def _vector_rows(conn: sqlite3.Connection, paper_id: str) -> list[list[Any]]:
+    """Return ``[model_id, content_hash, dim, vector (base64), n_chunks]`` of the paper's current vectors."""
+    rows = conn.execute(
+        "SELECT e.model_id, e.content_hash, e.dim, e.vector, e.n_chunks FROM embeddings e"
+        " JOIN papers p ON p.paper_id = e.paper_id AND p.content_hash = e.content_hash WHERE e.paper_id = ?",
+        (paper_id,),
+    ).fetchall()
+    return [[m, h, int(d), base64.b64encode(bytes(v)).decode("ascii"), int(n)] for m, h, d, v, n in rows]
+
+
+def _restore_vectors(conn: sqlite3.Connection, paper_id: str, rows: list[list[Any]]) -> None:
+    """Put back the vectors :func:`_vector_rows` saved (each replaces the model's row of the paper)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings (paper_id, model_id, content_hash, dim, vector, n_chunks)"
+        " VALUES (?,?,?,?,?,?)",
+        [(paper_id, m, h, d, base64.b64decode(v), n) for m, h, d, v, n in rows],
+    )
+
+
 def attach(
     conn: sqlite3.Connection,
     paper_id: str,
@@ -104,7 +128,12 @@ def attach(
     new_ids = {k: v for k, v in entry.external_ids.items() if k not in paper.external_ids}
     if new_ids:
         paper.external_ids, changed = {**paper.external_ids, **new_ids}, [*changed, "external_ids"]
-    state = {"columns": before, "fts_title": _fts_title(conn, paper_id), "card": _card_row(conn, paper_id)}
+    state = {
+        "columns": before,
+        "fts_title": _fts_title(conn, paper_id),
+        "card": _card_row(conn, paper_id),
+        "vectors": _vector_rows(conn, paper_id),
+    }
     papers.update_paper_fields(conn, paper, changed, content_hash_for(paper.title, paper.clean_text))
     papers.save_cards(conn, [(paper_id, build_card(paper))])
     after = _row(conn, paper_id)
@@ -138,7 +167,9 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     Each column the attachment wrote is set back to its value before, but only while it still
     holds what the attachment wrote: a column changed since (a later ingest merged a title) is
     left as it is and the paper is listed in ``kept``. When the title is restored, the
-    lexical-index title and the card row are restored too, byte for byte. The open suggestions
+    lexical-index title and the card row are restored too, byte for byte, and when the content
+    hash is, the vectors of that content (attachments made before they were saved have none; the
+    library embeds those again, see ``Library.undo_enrich``). The open suggestions
     of the program go as well (a later run makes them again); rejected ones stay.
     """
     where, params = _of_program(program, "WHERE")
@@ -171,6 +202,8 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
                     "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
                     (paper_id, *state["card"]),
                 )
+        if "content_hash" in names:
+            _restore_vectors(conn, paper_id, state.get("vectors") or [])
         restored.append(paper_id)
     conn.execute(
         "DELETE FROM enrich_suggestions WHERE status = 'open'" + _of_program(program, "AND")[0], params

@@ -46,7 +46,14 @@ from ..ingest.files import (
 from ..ingest.json_stream import Oversized, Undecodable, array_elements
 from ..models import Record, Source
 
-__all__ = ["ProgramEntry", "Program", "read_program", "parse_program_map", "SESSION_ALIASES"]
+__all__ = [
+    "ProgramEntry",
+    "Program",
+    "read_program",
+    "parse_program_map",
+    "describe_columns",
+    "SESSION_ALIASES",
+]
 
 #: Column names a session goes by (after ``normalise_key``), best first.
 SESSION_ALIASES = ("session", "sessions", "session_name", "session_title", "poster_session", "oral_session")
@@ -113,11 +120,22 @@ class ProgramEntry:
 
 @dataclass
 class Program:
-    """A program file as read: its entries and the rows passed over (no title), by line."""
+    """A program file as read: its entries and the rows passed over (no title), by line.
+
+    ``columns``: the column (key) names met, in file order; ``title_columns``: those read as the
+    title; ``unused_columns``: those no field read (dropped, said once in the report).
+    """
 
     path: Path
     entries: list[ProgramEntry]
     without_title: list[int] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    title_columns: list[str] = field(default_factory=list)
+    used_columns: set[str] = field(default_factory=set)
+
+    @property
+    def unused_columns(self) -> list[str]:
+        return [c for c in self.columns if c not in self.used_columns]
 
     @property
     def key(self) -> str:
@@ -147,7 +165,12 @@ def parse_program_map(specs: Iterable[str] | str | None) -> dict[str, str]:
                 out["session"] = column.strip()
             elif pair.strip():
                 rest.append(pair)
-    out.update(parse_column_map(",".join(rest)))
+    try:
+        out.update(parse_column_map(",".join(rest)))
+    except InputError as exc:
+        if "choose from: " not in exc.reason:
+            raise
+        raise InputError(exc.reason + ", session", exc.path, exc.line) from None
     return out
 
 
@@ -196,6 +219,10 @@ def read_program(path: str | Path, column_map: Mapping[str, str] | None = None) 
                     raise
                 raise InputError(exc.reason, str(path), header["line"] if fmt == "csv" else line) from None
         columns, session_columns = resolved[keys]
+        program.columns += [k for k in item if isinstance(k, str) and k not in program.columns]
+        used = [c for name, cs in columns.items() if name != "abstract" for c in cs]
+        program.used_columns.update([*used, *session_columns])
+        program.title_columns += [c for c in columns.get("title", []) if c not in program.title_columns]
         record = mapping_to_record({**item, _NO_ABSTRACT: "-"}, Source(str(path), line, fmt), columns)
         assert isinstance(record, Record)  # the stand-in abstract is always there
         entry = _entry(record, item, session_columns, line)
@@ -204,8 +231,14 @@ def read_program(path: str | Path, column_map: Mapping[str, str] | None = None) 
         else:
             program.entries.append(entry)
     if not program.entries:
-        raise InputError("no program entry has a title", str(path))
+        raise InputError(f"no program entry has a title ({describe_columns(program)})", str(path))
     return program
+
+
+def describe_columns(program: Program) -> str:
+    """Return ``title column: X; columns: a, b, c`` for an error or note about ``program``."""
+    titles = ", ".join(program.title_columns) or "none"
+    return f"title column: {titles}; columns: {', '.join(program.columns) or 'none'}"
 
 
 def _columns(

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..index.bm25 import MemoryBM25
+from ..errors import InputError
+from ..index.bm25 import MemoryBM25, query_terms
 from ..store.lexical import TITLE_WEIGHT
 from . import attach as store
 from .match import MatchResult, match_program
-from .program import Program, ProgramEntry, read_program
+from .program import Program, ProgramEntry, describe_columns, read_program
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -36,10 +37,13 @@ class EnrichReport:
         program: the program file (resolved path).
         mode: ``"bm25"`` or ``"hybrid"`` (leg A fused with dense cosines; see ``enrich.match``).
         entries: program entries read; ``in_library``: of them, whose title a paper has already.
-        candidates: title-less papers matched.
+        candidates: papers matched: the title-less ones and those this program titled before
+            (a rerun sees what the first run saw).
+        untitled: papers without any title when the run began (those this program titled are not).
         attached: ``{paper_id, title, score, line}`` per paper attached in this run.
         suggestions: suggestions stored for review.
         without_title: program lines passed over because they have no title.
+        unused_columns: program columns no field read (dropped).
         notice: why the dense leg was off, or None.
         elapsed_s: wall seconds of the whole run.
 
@@ -50,9 +54,11 @@ class EnrichReport:
     entries: int = 0
     in_library: int = 0
     candidates: int = 0
+    untitled: int = 0
     attached: list[dict[str, Any]] = field(default_factory=list)
     suggestions: int = 0
     without_title: list[int] = field(default_factory=list)
+    unused_columns: list[str] = field(default_factory=list)
     notice: str | None = None
     elapsed_s: float = 0.0
 
@@ -63,9 +69,11 @@ class EnrichReport:
             "entries": self.entries,
             "in_library": self.in_library,
             "candidates": self.candidates,
+            "untitled": self.untitled,
             "attached": self.attached,
             "suggestions": self.suggestions,
             "without_title": self.without_title,
+            "unused_columns": self.unused_columns,
             "notice": self.notice,
             "elapsed_s": round(self.elapsed_s, 3),
         }
@@ -131,16 +139,24 @@ def match_library(
 
     Returns ``(result, entries matched, papers matched, notice, entries already in the library)``;
     ``result.*.entry`` indexes ``entries``.
+
+    Raises:
+        InputError: no entry's title shares a word with the library (a wrong title column).
     """
     known = store.stored_titles(lib.store.conn, program.key)
     entries = [e for e in program.entries if " ".join(e.title.casefold().split()) not in known]
     papers = title_less_papers(lib, program.key)
+    index = library_bm25(lib, program.key)
+    if papers and entries and not any(t in index.vocabulary for e in entries for t in query_terms(e.title)):
+        raise InputError(
+            f"no program title shares a word with the library's papers ({describe_columns(program)});"
+            " if another column holds the titles, name it with --map title=COLUMN",
+            str(program.path),
+        )
     vectors: tuple[Any, Any, str | None] = (None, None, None)
     if dense and papers and entries:
         vectors = dense_inputs(lib, papers, entries)
-    result = match_program(
-        papers, entries, library_bm25(lib, program.key), vectors[0], vectors[1], thresholds
-    )
+    result = match_program(papers, entries, index, vectors[0], vectors[1], thresholds)
     return result, entries, papers, vectors[2], len(program.entries) - len(entries)
 
 
@@ -153,12 +169,16 @@ def enrich_library(
     with that title, so neither is matched again, and the suggestions are replaced.
 
     Raises:
-        InputError: the program file cannot be read (see :func:`read_program`).
+        InputError: the program file cannot be read (see :func:`read_program`), or no title of
+            it shares a word with the library (the wrong column read as the title).
         StoreError: the library is read-only.
     """
     started = time.perf_counter()
     lib.store.require_writable()
     program = read_program(path, column_map)
+    (untitled,) = lib.store.conn.execute(
+        "SELECT count(*) FROM papers WHERE title IS NULL OR trim(title) = ''"
+    ).fetchone()
     result, entries, papers, notice, in_library = match_library(lib, program, dense=dense)
     report = EnrichReport(
         program=program.key,
@@ -166,7 +186,9 @@ def enrich_library(
         entries=len(program.entries),
         in_library=in_library,
         candidates=len(papers),
+        untitled=int(untitled),
         without_title=program.without_title,
+        unused_columns=program.unused_columns,
         notice=notice,
     )
     rejected = store.rejected_pairs(lib.store.conn, program.key)
