@@ -49,9 +49,6 @@ def _quote(phrase: str) -> str:
 
 #: FTS5's bm25() constants (SQLite fts5_aux.c): k1 = 1.2, b = 0.75, idf floor 1e-6.
 K1, B, IDF_FLOOR = 1.2, 0.75, 1e-6
-#: Postings from which a term is worth pruning before (see :meth:`MemoryBM25.search`): a full
-#: scatter-add of 20k postings costs about 0.1 ms, about what finding the candidates costs.
-PRUNE_MIN_POSTINGS = 20_000
 
 
 def query_terms(query: str) -> list[str]:
@@ -85,29 +82,15 @@ class MemoryBM25:
         rows: int32, shape (n_postings,): paper rows.
         weights: float32, shape (n_postings,): the BM25 term-frequency part of each posting.
         idf: float32, shape (n_terms,).
-        max_weight: float32, shape (n_terms,): the largest weight among each term's postings,
-            so ``idf * max_weight`` bounds what a term adds to any score (for pruning).
-
-    A term's postings are in row order, which :meth:`search` uses to skip most postings of
-    common words in a large library (see there).
     """
 
-    def __init__(self, paper_ids, vocabulary, indptr, rows, weights, idf, max_weight=None):  # type: ignore[no-untyped-def]
-        import numpy as np
-
+    def __init__(self, paper_ids, vocabulary, indptr, rows, weights, idf):  # type: ignore[no-untyped-def]
         self.paper_ids = paper_ids
         self.vocabulary = vocabulary
         self.indptr = indptr
         self.rows = rows
         self.weights = weights
         self.idf = idf
-        if max_weight is None:  # an index saved before max_weight existed: one pass over weights
-            max_weight = np.zeros(len(idf), dtype=np.float32)
-            if len(weights):
-                max_weight = np.maximum.reduceat(np.asarray(weights), np.asarray(indptr[:-1])).astype(
-                    np.float32
-                )
-        self.max_weight = max_weight
         self.row_of = {pid: i for i, pid in enumerate(paper_ids)}
 
     @classmethod
@@ -183,83 +166,32 @@ class MemoryBM25:
             terms: index terms (see :func:`query_terms`).
             limit: how many to return.
             allowed_rows: optional bool array, shape (n_papers,): rows that may be returned.
-
-        Terms are added rarest first. Before a term with more than ``PRUNE_MIN_POSTINGS``
-        postings, when the ``limit``-th best partial score already exceeds what the terms left
-        can add at most (the sum of their ``idf * max_weight``), no paper that matched none of
-        the terms so far can reach the list (MaxScore; Turtle & Flood, 1995): the terms left are
-        then looked up for the candidates only, by binary search in their row-ordered postings,
-        instead of scattered over all of them. The list is the one full scoring gives; at 1M
-        papers a query with "learning" no longer adds ~400k postings (``bench/scale.py``).
         """
         import numpy as np
 
-        ids = sorted(
-            {self.vocabulary[t] for t in terms if t in self.vocabulary},
-            key=lambda t: (int(self.indptr[t + 1] - self.indptr[t]), t),
-        )
+        ids = [self.vocabulary[t] for t in terms if t in self.vocabulary]
         if not ids or not self.paper_ids:
             return []
-        bounds = [float(self.idf[t] * self.max_weight[t]) for t in ids]
         scores = np.zeros(len(self.paper_ids), dtype=np.float32)
-        candidates = None
-        for i, t in enumerate(ids):
+        for t in ids:
             start, end = int(self.indptr[t]), int(self.indptr[t + 1])
-            if candidates is None and allowed_rows is None and end - start > PRUNE_MIN_POSTINGS:
-                candidates = self._survivors(scores, limit, sum(bounds[i:]))
-            if candidates is None or candidates.size * 8 > end - start:
-                # Rows are distinct within one term's postings, so a fancy-index add is exact.
-                scores[self.rows[start:end]] += self.idf[t] * self.weights[start:end]
-                if candidates is not None:  # a term too common to look up: back to full scoring
-                    candidates = None
-                continue
-            postings = self.rows[start:end]
-            at = np.searchsorted(postings, candidates)
-            found = at < postings.size
-            found[found] = postings[at[found]] == candidates[found]
-            scores[candidates[found]] += self.idf[t] * self.weights[start + at[found]]
+            # Rows are distinct within one term's postings, so a fancy-index add is exact.
+            scores[self.rows[start:end]] += self.idf[t] * self.weights[start:end]
         # Every posting adds idf (>= IDF_FLOOR > 0) x weight (> 0, as tf > 0), so a row matched
         # a term exactly when its score is positive: no separate "matched" mask is needed.
-        if candidates is None:
-            matched = scores > 0
-            if allowed_rows is not None:
-                matched &= allowed_rows
-            candidates = np.flatnonzero(matched)
+        matched = scores > 0
+        if allowed_rows is not None:
+            matched &= allowed_rows
+        candidates = np.flatnonzero(matched)
         if candidates.size == 0:
             return []
         k = min(limit, candidates.size)
-        found = scores[candidates]
-        # Every row tied with the k-th score is kept before the cut, so ties go to the lower row
-        # whichever rows argpartition happened to pick (pruned and full scoring agree).
-        kth = np.partition(found, found.size - k)[found.size - k]
-        top = candidates[found >= kth]
-        top = top[np.lexsort((top, -scores[top]))][:k]
+        top = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        top = top[np.lexsort((top, -scores[top]))]
         ids_of = self.paper_ids
         return [(ids_of[r], s) for r, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 
-    @staticmethod
-    def _survivors(scores, limit: int, remaining: float):  # type: ignore[no-untyped-def]
-        """Return the rows that can still reach the best ``limit``, or None when any row can.
-
-        ``scores`` holds the partial scores so far and ``remaining`` bounds what the terms not
-        yet added can add to any row. A row with no partial score ends at most at
-        ``remaining``; when the ``limit``-th best partial score (a lower bound of the final
-        ``limit``-th best) is higher, only matched rows within ``remaining`` of it survive.
-        """
-        import numpy as np
-
-        matched = np.flatnonzero(scores)
-        if matched.size < limit:
-            return None
-        partial = scores[matched]
-        threshold = float(np.partition(partial, matched.size - limit)[matched.size - limit])
-        # float32 sums of the same terms in another order differ by a few ulps: keep a margin.
-        margin = 1e-4 * max(threshold, 1.0)
-        if remaining + margin >= threshold:
-            return None
-        return matched[partial + remaining + margin >= threshold]
-
-    _ARRAYS = ("indptr", "rows", "weights", "idf", "max_weight")
+    _ARRAYS = ("indptr", "rows", "weights", "idf")
 
     def save(self, path) -> None:  # type: ignore[no-untyped-def]
         """Write the index to the folder ``path`` (one ``.npy`` per array), renamed into place.
@@ -300,11 +232,7 @@ class MemoryBM25:
 
         folder = Path(path)
         terms = np.load(folder / "terms.npy").tolist()
-        # max_weight.npy is absent from indexes saved before it existed: __init__ computes it.
-        arrays = [
-            np.load(folder / f"{name}.npy", mmap_mode="r") if (folder / f"{name}.npy").is_file() else None
-            for name in cls._ARRAYS
-        ]
+        arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in cls._ARRAYS]
         return cls(
             np.load(folder / "paper_ids.npy").tolist(),
             {t: i for i, t in enumerate(terms)},
