@@ -3,11 +3,12 @@
 Usage: PYTHONPATH=src python scripts/train_area_model.py [--vectors LIB [--embedding-only]] [CSV_DIR] [OUT]
 (defaults: ../shared/data/iclr2026-primary-area, src/paperscope/extract/data/area_model.npz).
 ``--vectors LIB``: a library built from those CSVs with the MiniLM embedder (``paperscope ingest``
-of the folder); its stored vectors train the embedding block, which records their model id.
-Without it the model is text-only. ``--embedding-only`` keeps the text model of OUT as it is
-and (re)trains only the embedding block, so cards built from text stay byte for byte the same
-(the shipped text model predates later clean_text fixes; retraining it moves a few weights). Deterministic: LinearSVC with a fixed seed and lbfgs
-logistic regression, so the same data gives the same file.
+of the folder); its stored vectors train the embedding block (the joint SVM), which records their
+model id. Without it the model is text-only. ``--embedding-only`` keeps the text model of OUT as
+it is and (re)trains only the embedding block, so cards built from text stay byte for byte the
+same (retraining the text model moves its weights, so text-only cards change). The constants
+were chosen by ``scripts/cv_area_model.py`` (5-fold CV on the train 80% of the held-out split).
+Deterministic: LinearSVC with a fixed seed, so the same data gives the same file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from paperscope.evaluation.area_vectors import library_vectors
 from paperscope.evaluation.cards import DEFAULT_ICLR_DIR, load_iclr_area_papers
 from paperscope.extract.area import AreaModel, train_area_model
-from paperscope.extract.area_embedding import train_embedding_block
+from paperscope.extract.area_train import fit_embedding_block
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,8 +46,8 @@ def main() -> None:
     note = "text only"
     if args.vectors is not None:
         matrix, found, model_id = library_vectors(papers, args.vectors)
-        rows = [p[3] for p, ok in zip(papers, found, strict=True) if ok]
-        model.embedding = train_embedding_block(matrix[found], rows, model.classes, model_id)
+        rows = [p for p, ok in zip(papers, found, strict=True) if ok]
+        model.embedding = fit_embedding_block(model, rows, matrix[found], model_id)
         note = f"embedding block on {int(found.sum())} of {len(papers)} vectors of {model_id}"
     model.save(args.out)
     print(

@@ -44,7 +44,7 @@ def test_bundled_model_covers_the_12_trained_areas():
     model = load_area_model()
     assert len(model.classes) == 12
     assert set(model.classes) < set(AREAS)
-    assert model.coef.shape == (12, 20000)
+    assert model.coef.shape == (12, 60000)
 
 
 def test_trained_area_for_a_clear_abstract():

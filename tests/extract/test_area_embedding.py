@@ -7,9 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.sparse import csr_matrix
 
 from paperscope.extract.area import AreaModel, load_area_model, predict_area
 from paperscope.extract.area_embedding import EmbeddingBlock, same_embedding_model, train_embedding_block
+from paperscope.extract.area_train import block_rows, feature_matrix
 from paperscope.index.embed import FakeEmbedder
 from paperscope.library import Library
 
@@ -43,6 +45,8 @@ def test_bundled_model_records_its_embedder():
     assert block is not None
     assert block.model_id.startswith("all-MiniLM-L6-v2/") and block.model_id.endswith("/w256-mean")
     assert block.coef.shape == (12, 384)
+    # The joint SVM weighs the text model's own features: one column per feature of the text model.
+    assert block.text_coef.shape == load_area_model().coef.shape
 
 
 def test_embedding_moves_the_area_and_is_recorded():
@@ -113,11 +117,50 @@ def test_train_block_keeps_the_text_model_class_order():
     centers = {"b": np.eye(8)[0], "a": np.eye(8)[1], "c": np.eye(8)[2]}
     labels = [k for k in centers for _ in range(20)]
     x = np.stack([centers[k] + 0.1 * rng.standard_normal(8) for k in labels])
-    block = train_embedding_block(x, labels, ["c", "a", "b"], "m/x/mean")
-    assert isinstance(block, EmbeddingBlock) and block.coef.shape == (3, 8)
-    assert int(block.log_proba(centers["a"]).argmax()) == 1
+    text = csr_matrix(rng.random((len(labels), 5)).astype(np.float32))  # text features that carry no class
+    block = train_embedding_block(text, x, labels, ["c", "a", "b"], "m/x/mean")
+    assert (
+        isinstance(block, EmbeddingBlock) and block.coef.shape == (3, 8) and block.text_coef.shape == (3, 5)
+    )
+    assert (
+        int(block.decision(np.array([], dtype=np.int64), np.array([], np.float32), centers["a"]).argmax())
+        == 1
+    )
     with pytest.raises(ValueError):
-        train_embedding_block(x, labels, ["a", "b", "c", "d"], "m/x/mean")
+        train_embedding_block(text, x, labels, ["a", "b", "c", "d"], "m/x/mean")
+
+
+def test_feature_matrix_rows_are_the_features_used_at_prediction():
+    model = load_area_model()
+    rows = [
+        (AMBIGUOUS, "Policy gradient convergence", "reinforcement learning, optimization"),
+        (AMBIGUOUS, "", ""),
+    ]
+    m = feature_matrix(model, rows)
+    assert m.shape == (2, model.coef.shape[1])
+    for n, row in enumerate(rows):
+        idx, vals = model.features(*row)
+        dense = np.zeros(m.shape[1], np.float32)
+        dense[idx] = vals
+        np.testing.assert_allclose(m[n].toarray()[0], dense, rtol=1e-6)
+
+
+def test_block_rows_add_the_abstract_only_copies():
+    papers = [("a1", "t1", "k1", "x"), ("a2", "t2", "", "y")]
+    rows, x, labels = block_rows(papers, np.eye(2, dtype=np.float32))
+    assert rows == [("a1", "t1", "k1"), ("a2", "t2", ""), ("a1", "", "")]
+    assert labels == ["x", "y", "x"]
+    np.testing.assert_array_equal(x[2], [1, 0])
+
+
+def test_a_model_file_from_before_the_joint_block_has_no_block(tmp_path: Path):
+    model = load_area_model()
+    path = tmp_path / "area.npz"
+    model.save(path)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files if k != "emb_text_coef"}
+    np.savez_compressed(path, **arrays)
+    assert AreaModel.load(path).embedding is None
 
 
 def _areas(lib: Library) -> dict[str, dict]:

@@ -26,7 +26,7 @@ stratified 20% of the ICLR 2026 papers (12 areas; title, keywords and abstract),
 model is retrained on the other 80% and shown beside a TF-IDF + logistic-regression baseline
 fitted on the same split in the same run. Given a library with the papers' vectors
 (``area_vectors``; :mod:`.area_vectors`), the embedding block is trained on the same 80% and
-the fused model is scored too; without one the text-only runs are printed alone.
+the joint model is scored too; without one the text-only runs are printed alone.
 """
 
 from __future__ import annotations
@@ -339,12 +339,12 @@ def _iclr_eval(csv_dir: Path, seed: int, bar: Progress, area_vectors: Path | Non
     }
     vectors = None
     if area_vectors is not None:
-        from ..extract.area_embedding import train_embedding_block
+        from ..extract.area_train import fit_embedding_block
         from .area_vectors import library_vectors
 
         matrix, found, model_id = library_vectors(papers, area_vectors)
         ok = [i for i in train_idx if found[i]]
-        model.embedding = train_embedding_block(matrix[ok], [labels[i] for i in ok], model.classes, model_id)
+        model.embedding = fit_embedding_block(model, [papers[i] for i in ok], matrix[ok], model_id)
         vecs = [matrix[i] if found[i] else None for i in test_idx]
         runs["ours + embedding (title+keywords+abstract)"] = [
             predict_area(a, t, k, model=model, embedding=v, embedding_model=model_id).label
@@ -399,7 +399,7 @@ def run_cards_eval(
         progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
             ``eval cards: 3/6 steps (ICLR area: train the model on 3,441 papers), 9 s``).
         area_vectors: a built library holding the ICLR papers' vectors; the held-out area run then
-            also scores the text model fused with the embedding block (``ours + embedding``).
+            also scores the model with the embedding block (``ours + embedding``: the joint SVM).
 
     Returns:
         ``{"fields": {field: {precision, recall, f1, tp, fp, fn}}, "label_rate", "label_papers",

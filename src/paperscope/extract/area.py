@@ -17,10 +17,11 @@ embedding block in :mod:`.area_embedding`; this module combines them and keeps t
   distinct terms present. The best unseen area replaces the model's answer when its score reaches
   ``ZERO_SHOT_MIN_SCORE`` and beats the model's confidence rule (see :func:`predict_area`).
 * **Embedding (optional).** When the caller passes the paper's vector of the embedder the model
-  was trained with, a second linear model over it (:mod:`.area_embedding`) is fused with the text
-  model's probabilities; without one (or with a vector of another model) the text model answers
-  alone. Cards are built before vectors exist, so the card's area is text-only at first and
-  ``Library.refine_areas`` re-predicts it once the paper has a vector.
+  was trained with, a joint linear SVM over the same TF-IDF features plus the vector
+  (:mod:`.area_embedding`) answers instead of the text model; without one (or with a vector of
+  another model) the text model answers alone. Cards are built before vectors exist, so the
+  card's area is text-only at first and ``Library.refine_areas`` re-predicts it once the paper
+  has a vector.
 * **Source label.** A record that carries its own area (``Paper.source_area``) keeps it, with
   confidence 1.0.
 
@@ -112,11 +113,13 @@ def predict_area(
     if source_area:
         return AreaPrediction(source_area, 1.0, "source")
     model = model or load_area_model()
-    proba = model.proba(abstract, title, keywords)
     block = model.embedding
     used = block is not None and block.accepts(embedding_model, embedding)
     if used:
-        proba = block.fuse(proba, embedding)  # type: ignore[union-attr,arg-type]
+        idx, vals = model.features(abstract, title, keywords)
+        proba = block.proba(idx, vals, embedding, model.temperature)  # type: ignore[union-attr,arg-type]
+    else:
+        proba = model.proba(abstract, title, keywords)
     fused = embedding_model if used else None
     best = int(proba.argmax())
     label, confidence = model.classes[best], float(proba[best])
