@@ -32,3 +32,8 @@ def test_iclr_titles_from_the_program_meet_the_target(shared_data: Path) -> None
         assert world["test"]["precision"] > world["test_margins_only"]["precision"], text
         assert world["test"]["precision"] >= 0.97 and world["test"]["coverage"] >= 0.70, text
     assert "met (shipped thresholds, test half, closed and open worlds)" in text
+    # The trial's shape (300 papers, two thirds in no program) is printed; the floor helps there
+    # but the target is not met yet (0.93 at the shipped thresholds), so only that is checked.
+    small_open = result["test_small_open"]
+    assert small_open["precision"] > small_open["precision_margins_only"], text
+    assert "small open libraries (3 x 300 test papers, 67% in no program)" in text
