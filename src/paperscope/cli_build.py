@@ -41,7 +41,8 @@ def _print_build(report: BuildReport) -> None:
                 report.papers,
                 report.seconds[stage],
             )
-    summary(f"build ({report.engine})", report.read, report.elapsed_s, unit="records")
+    where = f"{report.engine}, {len(report.nodes)} nodes" if report.nodes else report.engine
+    summary(f"build ({where})", report.read, report.elapsed_s, unit="records")
 
 
 def register(cli: click.Group, command: Any, library: Any) -> None:

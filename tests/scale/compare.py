@@ -43,14 +43,32 @@ def vectors(db: Path) -> dict[str, tuple[np.ndarray, int, str]]:
     return {pid: (np.frombuffer(blob, dtype=np.float32), n, model) for pid, blob, n, model in rows}
 
 
-def assert_same_library(built: Path, ingested: Path, min_cosine: float = 1.0 - 1e-5) -> None:
-    """Assert the two libraries hold the same papers, sources, cards and (within ``min_cosine``) vectors."""
+def _without_area_confidence(card: tuple[dict, str]) -> tuple[dict, str, float]:
+    data, version = card
+    area = dict(data.get("area") or {})
+    confidence = float(area.pop("confidence", 0.0))
+    return {**data, "area": area}, version, confidence
+
+
+def assert_same_library(
+    built: Path, ingested: Path, min_cosine: float = 1.0 - 1e-5, area_confidence: float = 0.0
+) -> None:
+    """Assert the two libraries hold the same papers, sources, cards and (within ``min_cosine``) vectors.
+
+    ``area_confidence``: how far a card's area confidence may differ, as the area fuses the
+    paper's vector (``Library.refine_areas``); every other field of every card must be equal.
+    """
     a, b = snapshot(built), snapshot(ingested)
     assert [p[0] for p in a["papers"]] == [p[0] for p in b["papers"]], "paper_ids or their order differ"
     assert a["papers"] == b["papers"]
     assert a["sources"] == b["sources"]
     assert a["cards"].keys() == b["cards"].keys()
-    differ = [pid for pid in a["cards"] if a["cards"][pid] != b["cards"][pid]]
+    differ = []
+    for pid in a["cards"]:
+        card, version, confidence = _without_area_confidence(a["cards"][pid])
+        other, other_version, other_confidence = _without_area_confidence(b["cards"][pid])
+        if (card, version) != (other, other_version) or abs(confidence - other_confidence) > area_confidence:
+            differ.append(pid)
     assert not differ, f"{len(differ)} cards differ, first {differ[0]}"
     assert a["dedup_keys"] == b["dedup_keys"]
     va, vb = vectors(built), vectors(ingested)

@@ -43,6 +43,8 @@ class BuildReport:
     elapsed_s: float = 0.0
     engine: str = "local"
     workers: int = 1
+    #: Ray node ids that embedded chunks (empty on the local engine).
+    nodes: set[str] = field(default_factory=set)
 
 
 def _entry(item: stages.Input) -> dict[str, Any]:
@@ -155,6 +157,8 @@ def run_build(
                 entries[file]["error"] = reason
                 continue
             entry = entries[value.file]
+            if value.node:
+                report.nodes.add(value.node)
             entry["shards"].append(value.shard)
             entry["read"] += value.read
             entry["papers"] += value.papers

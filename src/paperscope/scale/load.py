@@ -32,9 +32,14 @@ if TYPE_CHECKING:
 __all__ = ["load_shards"]
 
 
-def _card_fields(paper: Paper) -> tuple[Any, ...]:
-    """The fields of a paper that ``build_card`` reads besides its text (which a merge never changes)."""
-    return (paper.title, paper.venue, paper.year, tuple(paper.keywords), paper.source_area, tuple(paper.urls))
+def _card_fields(paper: Paper) -> int:
+    """A hash of the fields ``build_card`` reads besides the text (which a merge never changes).
+
+    A hash, not the fields: ``load`` keeps one per paper (8 bytes, not a few hundred, at 1M papers).
+    """
+    return hash(
+        (paper.title, paper.venue, paper.year, tuple(paper.keywords), paper.source_area, tuple(paper.urls))
+    )
 
 
 class _Cards:
@@ -42,7 +47,7 @@ class _Cards:
 
     def __init__(self) -> None:
         self.prebuilt: dict[str, str] = {}
-        self.fields: dict[str, tuple[Any, ...]] = {}
+        self.fields: dict[str, int] = {}
         self.rebuilt = 0
 
     def add(self, paper: Paper, card_json: str, extractor_version: str) -> None:
@@ -115,6 +120,7 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
                 with store.transaction() as conn:
                     before = len(batch_store.inserted)
                     batch_store.store(batch, shingles)
+                    cards.prebuilt.clear()  # store() built this batch's cards inline (no pool)
                     changed.update(batch_store.changed)
                     fresh = batch_store.inserted[before:]
                     _save_vectors(conn, model_id, fresh, vectors)

@@ -35,6 +35,8 @@ class ChunkDone:
     skipped: list[tuple[int, str, str]] = field(default_factory=list)
     repaired: list[tuple[int, str, str]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: The Ray node that embedded and wrote it ("" on the local engine).
+    node: str = ""
 
 
 def write_prepared(out_dir: Path, prepared: stages.Prepared, embedder: Any) -> ChunkDone:

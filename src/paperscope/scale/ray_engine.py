@@ -3,7 +3,9 @@
 Three operators stream chunks (:mod:`.stages`) through the cluster: *read* (one task per input
 file yields its chunks as it reads them), *prepare* (tasks: repair, clean, skips, full cards)
 and *embed* (an actor pool, one actor per CPU of the cluster, each loading the embedding model
-once and using one inference stream; it embeds a chunk and writes its shard). A task or actor
+once and using one inference stream; it embeds a chunk and writes its shard). Ray Data fuses
+*prepare* into the actors' operator (one process does a chunk's cards and embeddings, no copy
+between them), so the cluster's CPUs are the actors'. A task or actor
 that dies is retried (``max_retries`` / ``max_restarts`` + ``max_task_retries``); a retried
 chunk rewrites the same shard name (temporary file, then rename), so nothing is lost or doubled.
 
@@ -105,11 +107,16 @@ class _EmbedWriter:
     def __init__(self, out_dir: str, embedder_name: str, cpus: int) -> None:
         self.out_dir = Path(out_dir)
         self.embedder = stages.load_embedder(embedder_name, cpus)
+        import ray
+
+        self.node = ray.get_runtime_context().get_node_id()
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         def step(_file: int, _start: int, prepared: stages.Prepared) -> ChunkDone:
             _maybe_die()
-            return write_prepared(self.out_dir, prepared, self.embedder)
+            done = write_prepared(self.out_dir, prepared, self.embedder)
+            done.node = self.node
+            return done
 
         return _map_chunks(batch, step)
 
@@ -158,6 +165,10 @@ def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
         "runtime_env": {"env_vars": env},
     }
     if address:
+        host = address.removeprefix("ray://").rsplit(":", 1)[0]
+        if host in ("127.0.0.1", "localhost"):
+            # A cluster on loopback: this driver is on its node there too, not on the LAN address.
+            options["_node_ip_address"] = "127.0.0.1"
         ray.init(address=address, **options)
     else:
         # "local" always starts a new cluster for this build, whatever RAY_ADDRESS says.
@@ -200,7 +211,12 @@ def run_ray(
     try:
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
-        context.print_on_execution_start = False
+        # One chunk per block: Ray Data gathers a generator's outputs into blocks of up to 128 MiB,
+        # so one input file's ~60 chunks travelled as one block whose shards were reported only
+        # when all were written (100k records: over Ray's 30-minute no-progress timeout, 2026-12-01).
+        context.target_max_block_size = 1
+        if hasattr(context, "print_on_execution_start"):  # not in every 2.x release
+            context.print_on_execution_start = False
         total_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         files = [{"file": i.index, "path": i.path, "fmt": i.fmt or ""} for i in inputs]
         ds = ray.data.from_items(files, override_num_blocks=len(files))
