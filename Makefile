@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 # Extras installed with the package: `make test` for a user installs dev only; CI (.ci/run) adds ray.
 EXTRAS ?= dev
 comma := ,
-STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+# The default keeps its old stamp name, so an installed checkout is not installed again.
+STAMP := $(VENV)/.installed$(if $(filter-out dev,$(EXTRAS)),-$(subst $(comma),-,$(EXTRAS)))
 
 .PHONY: install browser demo test check clean
 
