@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -152,3 +153,32 @@ def test_cli_build_and_load(mixed_sources: list[Path], tmp_path: Path) -> None:
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "not a folder `paperscope build --out` wrote" in result.output
     assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:{port}", "ray://127.0.0.1:{port}", "127.0.0.1:notaport"])
+def test_an_address_no_cluster_answers_is_one_line_at_once(
+    mixed_sources: list[Path], tmp_path: Path, address: str
+) -> None:
+    # ray.init on a dead address retried for minutes, logging each attempt (found on 2026-12-01).
+    pytest.importorskip("ray", reason="the ray engine needs pip install 'paperscope[ray]'")
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = address.format(port=port)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            str(mixed_sources[0]),
+            "--out",
+            str(tmp_path / "s"),
+            "--engine",
+            "ray",
+            "--address",
+            address,
+        ],
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (line,) = [x for x in result.output.splitlines() if x.strip()]
+    assert line.startswith(f"Error: --address {address}: ")
+    assert "no Ray cluster answers there" in line or "not HOST:PORT" in line

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, PaperscopeError
 from . import stages
 from .local_engine import ChunkDone, Event, write_prepared
 
@@ -149,6 +149,33 @@ def _maybe_die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+#: Seconds to wait for a TCP connection to a ``--address HOST:PORT`` before saying it is unreachable.
+_CONNECT_TIMEOUT_S = 5.0
+
+
+def _check_reachable(address: str) -> None:
+    """Raise PaperscopeError in one line when ``HOST:PORT`` (or ``ray://HOST:PORT``) takes no connection.
+
+    Without it, ``ray.init`` on a wrong address retries for minutes, logging every attempt.
+    ``auto`` (Ray finds the cluster of this machine) is left to Ray.
+    """
+    import socket
+
+    if address == "auto" or ":" not in address:
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=_CONNECT_TIMEOUT_S):
+            return
+    except ValueError:
+        raise PaperscopeError(f"--address {address}: not HOST:PORT, ray://HOST:PORT or auto") from None
+    except OSError as exc:
+        raise PaperscopeError(
+            f"--address {address}: no Ray cluster answers there ({exc.strerror or exc}); start one with"
+            " `ray start --head` or check the address"
+        ) from None
+
+
 def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
     """Connect to (or start) a cluster; return True when this call started the connection."""
     if ray.is_initialized():
@@ -169,7 +196,12 @@ def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
         if host in ("127.0.0.1", "localhost"):
             # A cluster on loopback: this driver is on its node there too, not on the LAN address.
             options["_node_ip_address"] = "127.0.0.1"
-        ray.init(address=address, **options)
+        _check_reachable(address)
+        try:
+            ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise PaperscopeError(f"--address {address}: cannot join the Ray cluster: {first}") from None
     else:
         # "local" always starts a new cluster for this build, whatever RAY_ADDRESS says.
         ray.init(address="local", num_cpus=cpus, _node_ip_address="127.0.0.1", **options)
@@ -235,14 +267,25 @@ def run_ray(
             compute=ray.data.ActorPoolStrategy(size=total_cpus),
             num_cpus=_ACTOR_CPUS,
         )
-        for row in ds.iter_rows():
-            if row["error"]:
-                yield "error", (int(row["file"]), str(row["error"]))
-                continue
-            done: ChunkDone = pickle.loads(row["payload"])
-            if on_read:
-                on_read(done.read)
-            yield "chunk", done
+        try:
+            for row in ds.iter_rows():
+                if row["error"]:
+                    yield "error", (int(row["file"]), str(row["error"]))
+                    continue
+                done: ChunkDone = pickle.loads(row["payload"])
+                if on_read:
+                    on_read(done.read)
+                yield "chunk", done
+        except Exception as exc:
+            if not type(exc).__module__.startswith("ray"):
+                raise
+            # Retries are spent or the cluster failed: one line, never Ray's traceback. Shards
+            # already written are whole (renamed into place); the same build again redoes the rest.
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise PaperscopeError(
+                f"the Ray build failed ({type(exc).__name__}: {first}); the shards written so far"
+                " are kept, and running the same build again finishes it"
+            ) from None
     finally:
         if started:
             ray.shutdown()
