@@ -27,7 +27,9 @@ The measurement, each step in its own process so each peak RSS is its own:
    (the LRU of ``index.search``), which isolates the index work from the query embedding.
 
 Prints papers, build time per step, disk size of the library folder, p50/p99 against the
-targets (p50 <= 50 ms, p99 <= 150 ms, RSS <= 4 GB) and the load average.
+targets (p50 <= 50 ms, p99 <= 150 ms, RSS <= 4 GB) and the load average. Before that (``--stages
+N``, default 4,000; 0 skips), the build stages' papers/s per core with 1 and 2 workers, the load
+rate and the 3M projection of ``bench/build_stages.py`` (real embeddings; a few minutes).
 """
 
 from __future__ import annotations
@@ -282,6 +284,14 @@ def main() -> None:
     parser.add_argument(
         "--index", action="store_true", help="with --reuse: (re)build its search indexes first"
     )
+    parser.add_argument(
+        "--stages",
+        type=int,
+        default=4000,
+        metavar="N",
+        help="first measure the build stages on N records, 1 and 2 workers, and project 3M (0: skip)",
+    )
+    parser.add_argument("--stages-only", action="store_true", help="only the build stages and the projection")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.make_arxiv:
@@ -298,6 +308,13 @@ def main() -> None:
         return
     folder = args.dir or Path("/tmp/scale") / f"lib-{args.papers}"
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    if args.stages:
+        from build_stages import measure as measure_stages
+        from build_stages import report as stages_report
+
+        print(stages_report(measure_stages(args.stages)))
+        if args.stages_only:
+            return
     if not args.reuse or args.index:
         if not args.reuse:
             shutil.rmtree(folder, ignore_errors=True)
