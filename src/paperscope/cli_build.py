@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
+#: Skips and repairs listed per file (the manifest keeps them all).
+_LISTED = 10
+
 
 def _print_build(report: BuildReport) -> None:
     """Print each file built, kept or failed, the totals and each stage's throughput (stderr)."""
@@ -32,6 +35,14 @@ def _print_build(report: BuildReport) -> None:
             f"{entry['path']}: read {entry['read']}, papers {entry['papers']}, skipped {len(entry['skipped'])},"
             f" shards {len(entry['shards'])}"
         )
+        # As ingest does: each skip and repair with its line (or record number), ten per kind.
+        for kind, rows in (("skipped", entry["skipped"]), ("repaired", entry["repaired"])):
+            for line, reason, unit in sorted(rows)[:_LISTED]:
+                click.echo(f"  {kind}: {entry['path']}: {unit} {line}: {reason}", err=True)
+            if len(rows) > _LISTED:
+                click.echo(
+                    f"  … and {len(rows) - _LISTED} more {kind} (manifest.json lists them all)", err=True
+                )
     for entry in report.kept:
         click.echo(f"{entry['path']}: built before, kept ({entry['papers']} papers)")
     for stage in STAGES:
@@ -108,6 +119,9 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             progress=True,
         )
         _print_build(report)
+        if not report.built and not report.kept:
+            what = "every file failed" if report.failed else "no paper list found in the sources"
+            raise click.ClickException(f"{what}; nothing was built")
         click.echo(f"wrote {out}; load it with: paperscope load {out}", err=True)
         if report.failed:
             raise SystemExit(1)

@@ -182,3 +182,20 @@ def test_an_address_no_cluster_answers_is_one_line_at_once(
     (line,) = [x for x in result.output.splitlines() if x.strip()]
     assert line.startswith(f"Error: --address {address}: ")
     assert "no Ray cluster answers there" in line or "not HOST:PORT" in line
+
+
+def test_build_names_skipped_lines_and_says_when_nothing_was_built(tmp_path: Path) -> None:
+    good = '{"id": "2101.0000%d", "abstract": "We study sparse attention number %d for long documents.", "versions": [], "categories": "cs.CL"}'
+    broken = tmp_path / "b.jsonl"
+    broken.write_text("\n".join([good % (1, 1), '{"id": "x", "abstract": "cut', good % (2, 2)]) + "\n")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["build", str(broken), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert f"  skipped: {broken}: line 2: invalid JSON" in result.stderr
+    assert "wrote " in result.stderr
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "x.bin").write_bytes(b"\x00\x01binary")
+    for source, why in (("empty", "no paper list found in the sources"), ("x.bin", "every file failed")):
+        result = runner.invoke(cli, ["build", str(tmp_path / source), "--out", str(tmp_path / f"o-{source}")])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert f"Error: {why}; nothing was built" in result.stderr and "wrote" not in result.stderr
