@@ -1,8 +1,8 @@
 """The local engine of ``paperscope build``: the stages on this machine's processes (the default).
 
 Records are read in this process, chunk by chunk; with one worker each chunk is prepared,
-embedded and written here, with more each goes to a forked worker process that loaded the
-embedder once (``workers`` chunks in flight at most, so memory stays bounded on any file).
+embedded and written here, with more each goes to a worker process (started with ``spawn``) that
+loaded the embedder once (``workers`` chunks in flight at most, so memory stays bounded on any file).
 Nothing here imports Ray.
 """
 
@@ -119,7 +119,9 @@ def run_local(
 
     prepare_embedder(embedder_name)  # the int8 model is made once, before the workers fork
     cpus = max(1, (os.cpu_count() or 1) // workers)
-    context = multiprocessing.get_context("fork")
+    # spawn, not fork: a process that already ran the OpenVINO model (a Python caller's earlier
+    # build or search) forks children whose first inference hangs (bench/build_stages.py, 2026-12-01).
+    context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_init_worker, initargs=(os.getpid(), embedder_name, cpus)) as pool:
         pending: list[Any] = []
         for item in inputs:
