@@ -83,7 +83,9 @@ def test_map_renders_searches_and_shows_cards_offline(icml_map: tuple[Library, P
             assert fields["Methods"] == "APM (analytic parameter matching)"
             assert fields["Datasets"] == "Flickr30k"
             assert fields["Claims"].startswith("↓65× storage reduction")
-            assert fields["Area"].endswith("(model, 49%)") and fields["Venue"] == "ICML 2026"
+            area = apm.card.to_dict()["area"]  # the model's confidence moves with the area model
+            percent = f"{round(area['confidence'] * 100)}%"
+            assert fields["Area"] == f"{area['label']} (model, {percent})" and fields["Venue"] == "ICML 2026"
             shown = page.inner_text("#card")
             assert shown.count("ICML 2026") == 1
             for bad in ("[object Object]", '{"', "\\", "undefined"):
