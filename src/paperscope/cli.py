@@ -330,19 +330,26 @@ def ingest(
         ctx.exit(1)
 
 
-def _print_phases(report: IngestReport, elapsed_s: float) -> None:
-    """Print the closing line of an ingest: each phase's wall time, then the total (stderr)."""
+def _print_phases(report: IngestReport, elapsed_s: float, command: str = "ingest") -> None:
+    """Print the closing line of an ingest (or ``load``): each phase's wall time and rate, then the total (stderr).
+
+    ``load`` has no read phase of its own (its ``load`` phase stores the shards' papers).
+    """
 
     def rate(count: float, seconds: float) -> str:
         return f" ({count / seconds:,.0f}/s)" if count and seconds >= 0.05 else ""
 
-    parts = [f"read {report.read:,} records in {report.elapsed_s:.1f} s{rate(report.read, report.elapsed_s)}"]
+    parts = []
+    if command == "ingest":
+        parts.append(
+            f"read {report.read:,} records in {report.elapsed_s:.1f} s{rate(report.read, report.elapsed_s)}"
+        )
     for name, phase in report.phases.items():
         if phase.get("prepare_s", 0.0) >= 1.0:
             parts.append(f"model prepared in {phase['prepare_s']:.1f} s (once per machine)")
         count, seconds = int(phase["count"]), float(phase["elapsed_s"])
         parts.append(f"{name} {count:,} papers in {seconds:.1f} s{rate(count, seconds)}")
-    click.echo(f"ingest: {'; '.join(parts)}; {elapsed_s:.1f} s in all", err=True)
+    click.echo(f"{command}: {'; '.join(parts)}; {elapsed_s:.1f} s in all", err=True)
 
 
 def _print_hits(hits: list[Hit]) -> None:

@@ -134,7 +134,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
 
         Example: paperscope --db big.db load shards
         """
-        from .cli import _print_report
+        from .cli import _print_phases, _print_report
         from .scale.load import load_shards
         from .scale.shards import MANIFEST
 
@@ -145,10 +145,4 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
         started = time.perf_counter()
         report = load_shards(library(ctx, create=True), shard_dir, progress=True)
         _print_report(report)
-        elapsed = time.perf_counter() - started
-        parts = [
-            f"{name} {int(p['count']):,} papers in {p['elapsed_s']:.1f} s"
-            for name, p in report.phases.items()
-        ]
-        rate = report.read / elapsed if elapsed > 0 else 0.0
-        click.echo(f"load: {'; '.join(parts)}; {elapsed:.1f} s in all ({rate:,.0f} records/s)", err=True)
+        _print_phases(report, time.perf_counter() - started, command="load")
