@@ -161,12 +161,19 @@ def match_library(
 
 
 def enrich_library(
-    lib: Library, path: str | Path, column_map: dict[str, str] | None = None, dense: bool = True
+    lib: Library,
+    path: str | Path,
+    column_map: dict[str, str] | None = None,
+    dense: bool = True,
+    timezone: str | None = None,
 ) -> EnrichReport:
     """Attach agreed program entries to ``lib``'s title-less papers and store the rest as suggestions.
 
     Running it again is idempotent: attached papers have a title now and their entries a paper
     with that title, so neither is matched again, and the suggestions are replaced.
+
+    ``timezone`` (an IANA name) is the program's time zone for its session times (see
+    :mod:`paperscope.enrich.sessions`); the sessions of each attached entry are stored with it.
 
     Raises:
         InputError: the program file cannot be read (see :func:`read_program`), or no title of
@@ -175,7 +182,7 @@ def enrich_library(
     """
     started = time.perf_counter()
     lib.store.require_writable()
-    program = read_program(path, column_map)
+    program = read_program(path, column_map, timezone)
     (untitled,) = lib.store.conn.execute(
         "SELECT count(*) FROM papers WHERE title IS NULL OR trim(title) = ''"
     ).fetchone()
