@@ -53,9 +53,10 @@ def format_plan(plan: Plan) -> str:
                 for other in slot.clashes_with:
                     out.append(f"         clashes with: {labels[other]}")
         out.append("")
-    n = len(plan.clashes)
+    n, papers, sessions = len(plan.clashes), plan.papers, len(plan.slots)
     out.append(
-        f"{plan.papers:,} papers, {len(plan.slots):,} sessions, {n:,} clash{'' if n == 1 else 'es'}"
+        f"{papers:,} paper{'' if papers == 1 else 's'}, {sessions:,} session{'' if sessions == 1 else 's'},"
+        f" {n:,} clash{'' if n == 1 else 'es'}"
         + (
             f"; {plan.without_sessions:,} chosen papers have no session (enrich --program FILE)"
             if plan.without_sessions

@@ -560,6 +560,63 @@ ZH.update(
         "js_enrich_rejected": "已拒绝，以后不会再建议。",
     }
 )
+EN.update(
+    {
+        "nav_schedule": "Plan",
+        "format_ics": "Calendar (.ics)",
+        "schedule_title": "Your plan at the conference",
+        "schedule_summary": "Papers: {papers} · sessions: {sessions} · clashes: {clashes}",
+        "schedule_help": "Each paper's orals and posters from the program (paperscope enrich --program FILE),"
+        " by day and in time order, in the program's time zone. Two sessions of your papers that"
+        " overlap are a clash; two posters of one poster session are not.",
+        "schedule_papers": "Papers",
+        "schedule_choice_all": "All with a session",
+        "schedule_choice_keep": "Kept",
+        "schedule_choice_maybe": "Maybe",
+        "schedule_choice_starred": "Starred",
+        "schedule_days": "Day",
+        "schedule_all_days": "All days",
+        "schedule_untimed": "Without a time",
+        "schedule_download": "Download calendar (.ics)",
+        "schedule_download_note": "One event per session, for any calendar app; every day of these papers.",
+        "schedule_none": "No sessions for these papers. Run paperscope enrich --program FILE with the"
+        " conference program to get each paper's sessions.",
+        "session_kind_oral": "Oral",
+        "session_kind_poster": "Poster",
+        "schedule_clash_badge": "Clash",
+        "schedule_clash": "Clashes with: {other}",
+        "schedule_room": "Room: {room}",
+        "schedule_paper_link": "paper page",
+    }
+)
+ZH.update(
+    {
+        "nav_schedule": "日程",
+        "format_ics": "日历 (.ics)",
+        "schedule_title": "我的会议日程",
+        "schedule_summary": "{papers} 篇论文，{sessions} 场报告，{clashes} 处时间冲突。",
+        "schedule_help": "会议日程（paperscope enrich --program FILE）中每篇论文的口头报告和海报，"
+        "按日期和时间顺序排列，时间为会议所在时区。你的论文中时间重叠的两场报告即为冲突；"
+        "同一海报场次中的两张海报不算冲突。",
+        "schedule_papers": "论文",
+        "schedule_choice_all": "所有有场次的论文",
+        "schedule_choice_keep": "已保留",
+        "schedule_choice_maybe": "待定",
+        "schedule_choice_starred": "已收藏",
+        "schedule_days": "日期",
+        "schedule_all_days": "全部日期",
+        "schedule_untimed": "未定时间",
+        "schedule_download": "下载日历 (.ics)",
+        "schedule_download_note": "每场报告一个日历事件，适用于任何日历应用；包含这些论文的所有日期。",
+        "schedule_none": "这些论文还没有场次。用会议日程运行 paperscope enrich --program FILE，即可得到每篇论文的场次。",
+        "session_kind_oral": "口头报告",
+        "session_kind_poster": "海报",
+        "schedule_clash_badge": "时间冲突",
+        "schedule_clash": "冲突论文：{other}",
+        "schedule_room": "地点：{room}",
+        "schedule_paper_link": "论文页面",
+    }
+)
 EN["js_line"] = "line {n}"
 EN["js_record"] = "record {n}"
 
