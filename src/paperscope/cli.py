@@ -386,6 +386,8 @@ def _print_hits(hits: list[Hit]) -> None:
 @click.option(
     "--topic", default=None, type=int, help="Only papers of this topic id (see `paperscope topics`)."
 )
+@click.option("--session", default=None, help="Only papers presented in this program session (`schedule`).")
+@click.option("--day", default=None, metavar="YYYY-MM-DD", help="Only papers with a session on this day.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 def search(
@@ -402,6 +404,8 @@ def search(
     dataset: str | None,
     contribution: str | None,
     topic: int | None,
+    session: str | None,
+    day: str | None,
     as_json: bool,
 ) -> None:
     """Search the library (BM25 and embeddings fused; Chinese queries work too).
@@ -424,6 +428,8 @@ def search(
         contribution=contribution,
         area=area,
         topic=topic,
+        session=session,
+        day=day,
     )
     _print_notice(lib)
     if as_json:

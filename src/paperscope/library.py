@@ -610,6 +610,8 @@ class Library:
         starred: bool | None = None,
         tag: str | None = None,
         detail: int | None = None,
+        session: str | None = None,
+        day: str | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -631,6 +633,9 @@ class Library:
             area: only papers whose card area (the source's own, else predicted) contains this text.
             starred: only starred (True) or unstarred (False) papers.
             tag: only papers with this tag (ignoring case).
+            session: only papers presented in this program session (its name, ignoring case;
+                see :meth:`schedule`).
+            day: only papers with a session on this local day (``YYYY-MM-DD``).
             detail: only the first ``detail`` hits carry their label, metadata, links, snippet
                 and matched terms; the others carry ``paper_id``, ``rank``, ``score``, ``legs``
                 and ``missing_vector`` only (None: every hit is complete). A page that fetches
@@ -673,7 +678,19 @@ class Library:
                 f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
             )
         allowed = self._allowed(
-            venue, year, decision, source_area, has_code, dataset, contribution, area, topic, starred, tag
+            venue,
+            year,
+            decision,
+            source_area,
+            has_code,
+            dataset,
+            contribution,
+            area,
+            topic,
+            starred,
+            tag,
+            session,
+            day,
         )
         self.search_notice = None
         index = None
@@ -735,7 +752,7 @@ class Library:
             NotFound: ``topic`` is not a stored topic id.
         """
         known = {"venue", "year", "decision", "source_area", "has_code", "dataset", "contribution", "area"}
-        unknown = sorted(set(filters) - known - {"topic", "starred", "tag"})
+        unknown = sorted(set(filters) - known - {"topic", "starred", "tag", "session", "day"})
         if unknown:
             raise InputError(f"unknown filter {unknown[0]!r}")
         return self._allowed(**filters)
@@ -753,6 +770,8 @@ class Library:
         topic: int | None = None,
         starred: bool | None = None,
         tag: str | None = None,
+        session: str | None = None,
+        day: str | None = None,
     ) -> set[str] | None:
         """Return the paper_ids every given filter allows (None: no filter given)."""
         allowed = filtered_paper_ids(
@@ -769,6 +788,11 @@ class Library:
         if tag is not None:
             tagged = marks.marked_ids(self.store.conn, tag=tag.strip())
             allowed = tagged if allowed is None else allowed & tagged
+        if session is not None or day is not None:
+            from .store.sessions import session_paper_ids
+
+            presented = session_paper_ids(self.store.conn, session, day)
+            allowed = presented if allowed is None else allowed & presented
         return allowed
 
     def browse(
@@ -783,7 +807,7 @@ class Library:
             offset: papers to skip (0-based).
             limit: 1..MAX_LIMIT papers.
             **filters: the filters of :meth:`search` (venue, year, decision, source_area,
-                has_code, dataset, contribution, area, topic, starred, tag).
+                has_code, dataset, contribution, area, topic, starred, tag, session, day).
 
         Returns:
             The number of papers that pass the filters, and the page as Hits with ``rank``

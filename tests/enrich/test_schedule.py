@@ -44,6 +44,7 @@ def test_enrich_stores_each_session_and_undo_removes_them(enrich_lib: Library, t
     report = enrich_lib.enrich(program, timezone="Asia/Seoul")
     ids = _ids(enrich_lib)
     assert len(report.attached) == 5 and report.entries == 5  # 8 rows, 5 papers
+    assert report.sessions == 8
     rows = _sessions(enrich_lib)
     assert len(rows) == 8
     assert [r for r in rows if r[0] == ids[0]] == [
@@ -171,3 +172,20 @@ def test_schedule_without_sessions_says_what_to_do(enrich_lib: Library) -> None:
     result = CliRunner().invoke(cli, ["--db", str(enrich_lib.store.path), "schedule"])
     assert result.exit_code == 0 and result.stdout == ""
     assert "attach the program first (paperscope enrich --program FILE)" in result.stderr
+
+
+def test_enrich_cli_reads_naive_times_in_the_timezone_given(enrich_lib: Library, tmp_path: Path) -> None:
+    program = write_icml_program(tmp_path / "icml.csv", with_offset=False)
+    db = str(enrich_lib.store.path)
+    before = _sessions(enrich_lib)
+    failed = CliRunner().invoke(cli, ["--db", db, "enrich", "--program", str(program)])
+    assert failed.exit_code == 1 and failed.stderr.startswith(
+        f"Error: {program}:2: start time '2026-07-14 10:00:00'"
+    )
+    assert _sessions(enrich_lib) == before == []
+    done = CliRunner().invoke(
+        cli, ["--db", db, "enrich", "--program", str(program), "--timezone", "Asia/Seoul"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "stored 8 sessions of the attached papers (`paperscope schedule`)" in done.stdout.splitlines()
+    assert {r[5] for r in _sessions(enrich_lib)} >= {"2026-07-14T10:00:00+09:00", "2026-07-15T14:00:00+09:00"}

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import icalendar
 import pytest
+from browser_helpers import visible_text
 from fastapi.testclient import TestClient
 from schedule_program import TITLES, planned_library
 from test_api import _conforms
@@ -80,3 +81,47 @@ def test_the_page_of_one_day_in_chinese(planned: tuple[Library, dict[str, str]])
         '<a data-day="2026-07-15" href="/schedule?day=2026-07-15" aria-current="true">7月15日 星期三</a>'
         in page
     )
+
+
+def _section(page: str, facet: str) -> str:
+    """The visible text of one facet section of the search page."""
+    html = page.split(f'<section class="facet" data-facet="{facet}">', 1)[1].split("</section>", 1)[0]
+    return visible_text(html)
+
+
+def test_session_and_day_facets_in_time_order(planned: tuple[Library, dict[str, str]]) -> None:
+    lib, ids = planned
+    with TestClient(create_app(lib)) as client:
+        counts = client.get("/api/facets").json()["data"]
+        browse = client.get("/api/browse", params={"session": "poster session 1 east", "sort": "title"})
+        day_hits = client.get(
+            "/api/search", params={"q": "trajectories", "day": "2026-07-15", "mode": "bm25"}
+        )
+        page = client.get("/", params={"day": "2026-07-14"}).text
+        client.cookies.set("paperscope_lang", "zh")
+        page_zh = client.get("/").text
+    assert [(v["value"], v["count"]) for v in counts["session"]] == [
+        ("Oral 1A Efficient Models", 1),
+        ("Oral 1B Representation Learning", 1),
+        ("Poster Session 1 East", 3),
+        ("Poster Session 2 West", 1),
+        ("Poster Session 3 East", 1),
+        ("Oral 3C Data-Centric ML", 1),
+        ("Poster Session 4 West", 1),
+    ]
+    assert counts["day"] == [
+        {"value": "2026-07-14", "label": "2026-07-14", "count": 4},
+        {"value": "2026-07-15", "label": "2026-07-15", "count": 2},
+    ]
+    assert [h["label"] for h in browse.json()["data"]["hits"]] == sorted(
+        TITLES[k] for k in ("echidna", "platypus", "quokka")
+    )
+    assert {h["paper_id"] for h in day_hits.json()["data"]} == {ids["koala"], ids["dingo"]}
+    # The browsed library of day 1: the day is an active filter, the sessions of its 4 papers are counted.
+    assert _section(page, "day") == "Day at the conference 2026-07-14 ×"
+    assert _section(page, "session") == (
+        "Session Oral 1A Efficient Models 1 Oral 1B Representation Learning 1 Poster Session 1 East 3"
+        " Poster Session 2 West 1"
+    )
+    assert _section(page_zh, "day") == "会议日期 2026-07-14 4 2026-07-15 2"
+    assert _section(page_zh, "session").startswith("报告场次 Oral 1A Efficient Models 1")

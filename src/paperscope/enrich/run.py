@@ -42,6 +42,7 @@ class EnrichReport:
         untitled: papers without any title when the run began (those this program titled are not).
         attached: ``{paper_id, title, score, line}`` per paper attached in this run.
         suggestions: suggestions stored for review.
+        sessions: sessions stored with the papers attached in this run (``paperscope schedule``).
         without_title: program lines passed over because they have no title.
         unused_columns: program columns no field read (dropped).
         notice: why the dense leg was off, or None.
@@ -57,6 +58,7 @@ class EnrichReport:
     untitled: int = 0
     attached: list[dict[str, Any]] = field(default_factory=list)
     suggestions: int = 0
+    sessions: int = 0
     without_title: list[int] = field(default_factory=list)
     unused_columns: list[str] = field(default_factory=list)
     notice: str | None = None
@@ -72,6 +74,7 @@ class EnrichReport:
             "untitled": self.untitled,
             "attached": self.attached,
             "suggestions": self.suggestions,
+            "sessions": self.sessions,
             "without_title": self.without_title,
             "unused_columns": self.unused_columns,
             "notice": self.notice,
@@ -205,6 +208,7 @@ def enrich_library(
             if (pairing.paper_id, entry.line) in rejected:
                 continue
             if store.attach(conn, pairing.paper_id, entry, program.key, pairing.score, "agreed"):
+                report.sessions += len(entry.sessions)
                 report.attached.append(
                     {
                         "paper_id": pairing.paper_id,

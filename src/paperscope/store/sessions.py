@@ -18,6 +18,7 @@ __all__ = [
     "delete_sessions",
     "paper_sessions",
     "session_facet_counts",
+    "session_paper_ids",
 ]
 
 #: The columns a stored session row is read back with, in order.
@@ -123,19 +124,40 @@ def paper_sessions(
     return [dict(zip(SESSION_COLUMNS, tuple(r), strict=True)) for r in rows]
 
 
+#: The value of the ``session`` facet and filter: the session's name, its kind when it has none.
+_SESSION_VALUE = "coalesce(name, kind)"
+
+
 def session_facet_counts(
-    conn: sqlite3.Connection, facet: str, paper_ids: Sequence[str] | None = None
+    conn: sqlite3.Connection, facet: str, where: str = "", bound: Sequence[Any] = ()
 ) -> list[tuple[str, str, int]]:
     """Return ``(value, label, papers)`` of the ``session`` or ``day`` facet, in time order.
 
     A session's value is its name (its kind when it has none), a day's the local date
     (``YYYY-MM-DD``); each paper counts once per value. Values come in the order of their first
-    start, as an attendee reads the program.
+    start (untimed ones last), as an attendee reads the program. ``where`` (`` AND paper_id IN
+    …``) with ``bound`` keeps the papers counted.
     """
-    rows = paper_sessions(conn, paper_ids)
-    counts: dict[str, set[str]] = {}
-    for row in rows:
-        value = row["name"] or row["kind"] if facet == "session" else row["day"]
-        if value:
-            counts.setdefault(value, set()).add(row["paper_id"])
-    return [(v, v, len(p)) for v, p in counts.items()]
+    value = {"session": _SESSION_VALUE, "day": "day"}[facet]
+    rows = conn.execute(
+        f"SELECT {value}, {value}, count(DISTINCT paper_id), min(starts_utc) FROM paper_sessions"
+        f" WHERE {value} IS NOT NULL{where} GROUP BY {value} ORDER BY min(starts_utc) IS NULL,"
+        f" min(starts_utc), {value}",
+        list(bound),
+    ).fetchall()
+    return [(str(v), str(label), int(n)) for v, label, n, _ in rows]
+
+
+def session_paper_ids(
+    conn: sqlite3.Connection, session: str | None = None, day: str | None = None
+) -> set[str]:
+    """Return the papers with a session named ``session`` (ignoring case) on local day ``day``, each when given."""
+    clauses, params = [], []
+    if session is not None:
+        clauses.append(f"lower({_SESSION_VALUE}) = lower(?)")
+        params.append(session.strip())
+    if day is not None:
+        clauses.append("day = ?")
+        params.append(day.strip())
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    return {r[0] for r in conn.execute(f"SELECT DISTINCT paper_id FROM paper_sessions{where}", params)}
