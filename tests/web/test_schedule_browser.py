@@ -128,4 +128,14 @@ def test_schedule_page_in_english_and_chinese(planned: tuple[Library, dict[str, 
         assert page.locator("#schedule-ics").get_attribute("href") == "/api/export?format=ics&state=keep"
         page.click(f".schedule-papers li[data-paper-id='{ids['dingo']}'] a.schedule-paper >> nth=0")
         page.wait_for_url(f"**/paper/{ids['dingo']}")
+        # The paper page lists its sessions, each a link to that day of the plan.
+        assert _texts(page, "#main .paper-meta a.paper-slot") == [
+            "口头报告 · 7月15日 星期三 10:00–10:15 (UTC+09:00) · Oral 3C Data-Centric ML",
+            "海报 · 7月15日 星期三 14:00–16:30 (UTC+09:00) · Poster Session 4 West",
+        ]
+        assert page.locator("a.paper-slot").first.get_attribute("href") == "/schedule?day=2026-07-15"
+        assert _texts(page, "li.attached") == [
+            "标题, 作者, 录用结果, 领域, 链接, 编号来自会议日程 program.csv 第 8 行（两个排序一致）"
+        ]
+        screenshot(page, "schedule-paper-zh")
         assert log.problems() == [], log.problems()

@@ -158,6 +158,7 @@ EN: dict[str, str] = {
     "attached_external_ids": "ids",
     "attached_venue": "venue",
     "attached_year": "year",
+    "attached_source_area": "area",
     "session": "Session",
     # topics
     "topics_title": "Topics",
@@ -379,6 +380,7 @@ ZH: dict[str, str] = {
     "attached_external_ids": "编号",
     "attached_venue": "会议",
     "attached_year": "年份",
+    "attached_source_area": "领域",
     "session": "分会场",
     "topics_title": "主题",
     "topics_summary": "{papers} 篇论文，共 {n} 个主题",

@@ -16,9 +16,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from ..api.deps import library_of
+from ..i18n import lang_of, translator
 from .common import html_errors, render
 
-__all__ = ["router", "CHOICES"]
+__all__ = ["router", "CHOICES", "day_label", "short_day", "session_text"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -63,6 +64,17 @@ def _zone(starts_at: str | None, timezone: str | None) -> str:
     return f"{timezone} ({utc})" if timezone else utc
 
 
+def session_text(slot: Any, lang: str, t: Any) -> str:
+    """Return ``Oral · Tue 14 Jul 10:00–10:15 (UTC+09:00) · Oral 1A Optimization`` for a paper page."""
+    kind = t("session_kind_" + slot.kind) if slot.kind in ("oral", "poster") else slot.kind
+    when = ""
+    if slot.starts_at and slot.day:
+        end = f"–{_clock(slot.ends_at)}" if slot.ends_at else ""
+        when = f"{short_day(slot.day, lang)} {_clock(slot.starts_at)}{end} ({_zone(slot.starts_at, None)})"
+    room = t("schedule_room", room=slot.room) if slot.room else ""
+    return " · ".join(p for p in (kind, when, slot.name or "", room) if p)
+
+
 def _selection(choice: str) -> dict[str, Any]:
     return {"state": choice} if choice in ("keep", "maybe") else {"starred": choice == "starred"}
 
@@ -71,8 +83,6 @@ def _selection(choice: str) -> dict[str, Any]:
 @html_errors
 def schedule_page(request: Request, papers: str = "all", day: str | None = None) -> HTMLResponse:
     """Render the plan of the chosen papers (one day, with ``day``) and the calendar download."""
-    from ..i18n import lang_of, translator
-
     lang = lang_of(request)
     t = translator(lang)
     choice = papers if papers in CHOICES else "all"
