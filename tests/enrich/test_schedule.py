@@ -189,3 +189,15 @@ def test_enrich_cli_reads_naive_times_in_the_timezone_given(enrich_lib: Library,
     assert done.exit_code == 0, done.output
     assert "stored 8 sessions of the attached papers (`paperscope schedule`)" in done.stdout.splitlines()
     assert {r[5] for r in _sessions(enrich_lib)} >= {"2026-07-14T10:00:00+09:00", "2026-07-15T14:00:00+09:00"}
+
+
+def test_salvage_keeps_the_sessions(planned: Library, tmp_path: Path) -> None:
+    before = planned.schedule(state="keep").to_dict()
+    rows = _sessions(planned)
+    planned.close()
+    new = tmp_path / "salvaged.db"
+    result = CliRunner().invoke(cli, ["--db", str(planned.store.path), "doctor", "--salvage", str(new)])
+    assert result.exit_code == 0, result.output
+    with Library(new) as lib:
+        assert _sessions(lib) == rows and len(rows) == 8
+        assert lib.schedule(state="keep").to_dict() == before
