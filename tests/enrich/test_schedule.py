@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from paperscope.cli import cli
 from paperscope.errors import InputError
 from paperscope.schedule import Slot, build_plan
 
-from .conftest import title, truth, write_icml_program
+from .conftest import abstract, title, truth, write_icml_program
 
 
 def _ids(lib: Library) -> dict[int, str]:
@@ -201,3 +202,25 @@ def test_salvage_keeps_the_sessions(planned: Library, tmp_path: Path) -> None:
     with Library(new) as lib:
         assert _sessions(lib) == rows and len(rows) == 8
         assert lib.schedule(state="keep").to_dict() == before
+
+
+def test_papers_with_their_own_title_get_their_sessions(tmp_path: Path) -> None:
+    listing = tmp_path / "titled.csv"
+    with listing.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract"])
+        writer.writerows(
+            [[title(i).lower(), abstract(i)] for i in range(6)]
+        )  # case differs from the program's
+    program = write_icml_program(tmp_path / "icml.csv")
+    with Library(tmp_path / "titled.db") as lib:
+        lib.ingest([listing])
+        report = lib.enrich(program)
+        assert report.attached == [] and report.in_library == 5 and report.sessions == 8
+        by_title = {p.title: p.paper_id for p in lib.papers()}
+        plan = lib.schedule()
+        assert plan.papers == 5 and len(plan.clashes) == 2
+        assert [s.kind for s in plan.slots if s.paper_id == by_title[title(0).lower()]] == ["oral", "poster"]
+        assert lib.enrich(program).sessions == 8 and len(_sessions(lib)) == 8  # a rerun replaces them
+        restored, _ = lib.undo_enrich(program)
+        assert restored == [] and _sessions(lib) == []

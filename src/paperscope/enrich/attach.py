@@ -40,6 +40,7 @@ __all__ = [
     "enriched_papers",
     "enriched_lines",
     "rejected_pairs",
+    "attach_sessions_by_title",
 ]
 
 #: Paper columns an attachment may change (and undo restores).
@@ -185,7 +186,8 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     lexical-index title and the card row are restored too, byte for byte, and when the content
     hash is, the vectors of that content (attachments made before they were saved have none; the
     library embeds those again, see ``Library.undo_enrich``). The paper's sessions from the
-    program go in every case (they came with the entry, not with a column). The open suggestions
+    program go in every case (they came with the entry, not with a column), and so do the
+    sessions the program gave papers that had their title already. The open suggestions
     of the program go as well (a later run makes them again); rejected ones stay.
     """
     where, params = _of_program(program, "WHERE")
@@ -226,6 +228,7 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     conn.execute(
         "DELETE FROM enrich_suggestions WHERE status = 'open'" + _of_program(program, "AND")[0], params
     )
+    conn.execute("DELETE FROM paper_sessions" + where, params)  # those of titled papers too
     return restored, kept
 
 
@@ -307,6 +310,30 @@ def enrichments(
         }
         for r in rows
     ]
+
+
+def attach_sessions_by_title(conn: sqlite3.Connection, program: str, entries: Iterable[ProgramEntry]) -> int:
+    """Store the sessions of ``entries`` on the papers that have their title already; return how many.
+
+    A paper whose list gave its title is never matched (it has a title), but the program still
+    says where and when it is presented: its sessions are stored when its title equals an
+    entry's (case and spacing ignored). Papers this program attached fields to have theirs
+    already. ``undo`` of the program removes them with the rest.
+    """
+    by_title: dict[str, list[str]] = {}
+    for paper_id, title in conn.execute(
+        "SELECT paper_id, title FROM papers WHERE title IS NOT NULL AND trim(title) != ''"
+        " AND paper_id NOT IN (SELECT paper_id FROM enrichments WHERE program = ?)",
+        (program,),
+    ):
+        by_title.setdefault(" ".join(title.casefold().split()), []).append(paper_id)
+    stored = 0
+    for entry in entries:
+        for paper_id in by_title.get(" ".join(entry.title.casefold().split()), []) if entry.sessions else []:
+            stored += sessions.save_sessions(
+                conn, paper_id, program, entry.line, (s.to_dict() for s in entry.sessions)
+            )
+    return stored
 
 
 def stored_titles(conn: sqlite3.Connection, program: str | None = None) -> set[str]:

@@ -42,7 +42,8 @@ class EnrichReport:
         untitled: papers without any title when the run began (those this program titled are not).
         attached: ``{paper_id, title, score, line}`` per paper attached in this run.
         suggestions: suggestions stored for review.
-        sessions: sessions stored with the papers attached in this run (``paperscope schedule``).
+        sessions: sessions stored in this run (``paperscope schedule``): those of the papers
+            attached, and those of papers whose own title an entry has.
         without_title: program lines passed over because they have no title.
         unused_columns: program columns no field read (dropped).
         notice: why the dense leg was off, or None.
@@ -217,6 +218,7 @@ def enrich_library(
                         "line": entry.line,
                     }
                 )
+        report.sessions += store.attach_sessions_by_title(conn, program.key, program.entries)
         done = store.enriched_papers(conn, program.key)
         lines = store.enriched_lines(conn, program.key)
         report.suggestions = store.save_suggestions(
