@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 
 from ..models import Paper
-from .entry import LABEL_NOTE, entry_of
+from .entry import entry_of
 
 __all__ = ["write_ics", "PRODID"]
 
@@ -50,8 +50,6 @@ def _event(paper: Paper, info: dict[str, Any], session: dict[str, Any], stamp: d
     if link:
         lines.append(link)
     lines.append(f"paper_id: {paper.paper_id}")
-    if entry.title_is_label:
-        lines.append(LABEL_NOTE)
     event.add("description", "\n".join(lines))
     if link:
         event.add("url", link)
