@@ -43,10 +43,10 @@ __all__ = [
 #: Columns (after ``normalise_key``) each part of a session goes by, best first. ``event_type``
 #: is the ICML program's kind column; ``institutions`` is kept on the entry.
 SESSION_FIELD_ALIASES: dict[str, tuple[str, ...]] = {
-    "kind": ("event_type", "kind", "presentation_type", "presentation", "type", "format"),
+    "kind": ("event_type", "kind", "presentation_type", "presentation", "session_type"),
     "start": ("starttime", "start_time", "start", "starts_at", "begin", "start_date"),
     "end": ("endtime", "end_time", "end", "ends_at", "finish", "end_date"),
-    "room": ("room", "location", "board", "poster_board", "poster_position", "position", "poster_number"),
+    "room": ("room", "location", "board", "poster_board", "poster_position", "poster_number"),
     "timezone": ("timezone", "time_zone", "tz"),
     "institutions": ("institutions", "institution", "affiliations", "affiliation"),
 }
