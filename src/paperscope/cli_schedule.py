@@ -95,8 +95,13 @@ def register(cli: click.Group, command: Any, library: Any, emit_json: Any) -> No
             emit_json(plan.to_dict())
             return
         if not plan.slots:
+            other_days = (
+                day is not None and library(ctx).schedule(state=state, starred=starred, tag=tag).slots
+            )
             click.echo(
-                "No sessions for these papers: attach the program first (paperscope enrich --program FILE)",
+                f"No sessions of these papers on {day}"
+                if other_days
+                else "No sessions for these papers: attach the program first (paperscope enrich --program FILE)",
                 err=True,
             )
             return

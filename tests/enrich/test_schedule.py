@@ -162,6 +162,8 @@ def test_schedule_cli_prints_the_day_plan_with_clashes(planned: Library) -> None
 
 def test_schedule_errors_are_one_line(planned: Library) -> None:
     db = str(planned.store.path)
+    other_day = CliRunner().invoke(cli, ["--db", db, "schedule", "--day", "2026-07-16"])
+    assert other_day.exit_code == 0 and other_day.stderr == "No sessions of these papers on 2026-07-16\n"
     bad_day = CliRunner().invoke(cli, ["--db", db, "schedule", "--day", "14/07/2026"])
     assert bad_day.exit_code == 1
     assert bad_day.stderr == "Error: --day '14/07/2026' is not a date: write it as YYYY-MM-DD (2026-07-14)\n"

@@ -7,6 +7,7 @@ instants; ``day`` is the local date of the start (the day an attendee reads it a
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -108,10 +109,8 @@ def paper_sessions(
     if paper_ids is not None:
         if not paper_ids:
             return []
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS _session_papers (paper_id TEXT PRIMARY KEY)")
-        conn.execute("DELETE FROM _session_papers")
-        conn.executemany("INSERT OR IGNORE INTO _session_papers VALUES (?)", [(p,) for p in paper_ids])
-        where.append("paper_id IN (SELECT paper_id FROM _session_papers)")
+        where.append("paper_id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(paper_ids)))
     if day is not None:
         where.append("day = ?")
         params.append(day)
