@@ -106,6 +106,12 @@ def test_map_names_session_columns(tmp_path: Path) -> None:
     assert read_program(path).entries[0].sessions[0].starts_at is None  # "Begins" is no known name
     session = read_program(path, parse_program_map("start=Begins")).entries[0].sessions[0]
     assert session.starts_at == "2026-07-14T10:00:00+09:00"
+    with pytest.raises(InputError) as caught:
+        read_program(path, parse_program_map("room=Hall"))
+    assert (
+        str(caught.value)
+        == f"{path}:1: --map room=Hall: no such column; the columns are: {', '.join(columns)}"
+    )
 
 
 def test_a_time_without_offset_and_without_zone_names_file_and_line(tmp_path: Path) -> None:

@@ -264,6 +264,14 @@ def read_program(
                 raise InputError(exc.reason, str(path), header["line"] if fmt == "csv" else line) from None
         columns, session_columns = resolved[keys]
         parts = session_fields(sorted(keys), column_map)
+        missing = [k for k in column_map if k in SESSION_FIELD_ALIASES and k not in parts]
+        if missing and fmt == "csv":
+            raise InputError(
+                f"--map {missing[0]}={column_map[missing[0]]}: no such column; the columns are:"
+                f" {', '.join(item)}",
+                str(path),
+                header["line"],
+            )
         program.columns += [k for k in item if isinstance(k, str) and k not in program.columns]
         used = [c for name, cs in columns.items() if name != "abstract" for c in cs]
         program.used_columns.update([*used, *session_columns, *parts.values()])
