@@ -386,6 +386,8 @@ def _print_hits(hits: list[Hit]) -> None:
 @click.option(
     "--topic", default=None, type=int, help="Only papers of this topic id (see `paperscope topics`)."
 )
+@click.option("--session", default=None, help="Only papers presented in this program session (`schedule`).")
+@click.option("--day", default=None, metavar="YYYY-MM-DD", help="Only papers with a session on this day.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 def search(
@@ -402,6 +404,8 @@ def search(
     dataset: str | None,
     contribution: str | None,
     topic: int | None,
+    session: str | None,
+    day: str | None,
     as_json: bool,
 ) -> None:
     """Search the library (BM25 and embeddings fused; Chinese queries work too).
@@ -424,6 +428,8 @@ def search(
         contribution=contribution,
         area=area,
         topic=topic,
+        session=session,
+        day=day,
     )
     _print_notice(lib)
     if as_json:
@@ -581,6 +587,12 @@ def queue(
 @click.option("--undo", is_flag=True, help="Undo what enrich attached (of --program FILE only, when given).")
 @click.option("--list", "list_only", is_flag=True, help="List what enrich attached, with its provenance.")
 @click.option(
+    "--timezone",
+    default=None,
+    metavar="ZONE",
+    help="The program's time zone (IANA, e.g. Asia/Seoul): session times without an offset are read in it.",
+)
+@click.option(
     "--dense/--no-dense",
     default=True,
     show_default=True,
@@ -600,15 +612,16 @@ def enrich(
     review: bool,
     undo: bool,
     list_only: bool,
+    timezone: str | None,
     dense: bool,
     as_json: bool,
 ) -> None:
     """Titles from the official program: match title-less papers to its entries, attach when two rankings agree.
 
     The rest are kept as suggestions for `paperscope enrich --review`; `--undo` restores exactly
-    what was there before.
+    what was there before. Each attached paper keeps its sessions (see `paperscope schedule`).
 
-    Example: paperscope enrich --program icml2026_program.csv --map title=Paper --map session=Slot
+    Example: paperscope enrich --program icml2026_program.csv --timezone Asia/Seoul
     """
     from .cli_enrich import print_report, run_review
     from .enrich import parse_program_map
@@ -650,7 +663,7 @@ def enrich(
     if program is None:
         raise click.UsageError("give --program FILE (or --review, --undo, --list)")
     started = time.perf_counter()
-    report = lib.enrich(program, parse_program_map(column_map), dense=dense)
+    report = lib.enrich(program, parse_program_map(column_map), dense=dense, timezone=timezone)
     if as_json:
         _emit_json(report.to_dict())
     else:
@@ -774,6 +787,7 @@ _EXPORT_EXTENSIONS = {
     ".html": "html",
     ".htm": "html",
     ".jsonl": "jsonl",
+    ".ics": "ics",
 }
 
 
@@ -784,7 +798,7 @@ _EXPORT_EXTENSIONS = {
     type=_LazyChoice(_export_names),
     default=None,
     help="Output format (default: from the --out file's extension: .bib .ris .json .csv .md .html"
-    " .jsonl; else jsonl).",
+    " .jsonl .ics; else jsonl).",
 )
 @click.option("--starred", is_flag=True, help="Only starred papers.")
 @click.option("--tag", default=None, help="Only papers with this tag.")
@@ -815,8 +829,9 @@ def export(
 ) -> None:
     """Export papers (all, or the starred/tagged/triaged ones, a topic, a list of ids).
 
-    Formats: jsonl, csv, bibtex, ris, csl-json (Zotero, Pandoc), markdown. Citation keys
-    (lastname2026firstword) are the same in every export of this library.
+    Formats: jsonl, csv, bibtex, ris, csl-json (Zotero, Pandoc), markdown, html, ics (a calendar
+    of the papers' sessions, after `enrich --program`). Citation keys (lastname2026firstword)
+    are the same in every export of this library.
 
     Example: paperscope export --format bibtex --state keep --out keep.bib
     """
@@ -1596,3 +1611,13 @@ def _register_build_commands() -> None:
 
 
 _register_build_commands()
+
+
+def _register_schedule_command() -> None:
+    """Add ``schedule`` (the attendee's day plan; see cli_schedule.py)."""
+    from .cli_schedule import register
+
+    register(cli, _command, _library, _emit_json)
+
+
+_register_schedule_command()

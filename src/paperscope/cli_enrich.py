@@ -57,6 +57,8 @@ def print_report(report: EnrichReport) -> None:
         f"attached {len(report.attached):,} titles; {report.suggestions:,} suggestions to review"
         " (`paperscope enrich --review`)"
     )
+    if report.sessions:
+        click.echo(f"stored {report.sessions:,} sessions of the attached papers (`paperscope schedule`)")
     if report.without_title:
         lines = ", ".join(str(n) for n in report.without_title[:10])
         more = f" and {len(report.without_title) - 10} more" if len(report.without_title) > 10 else ""

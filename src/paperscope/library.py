@@ -610,6 +610,8 @@ class Library:
         starred: bool | None = None,
         tag: str | None = None,
         detail: int | None = None,
+        session: str | None = None,
+        day: str | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -631,6 +633,9 @@ class Library:
             area: only papers whose card area (the source's own, else predicted) contains this text.
             starred: only starred (True) or unstarred (False) papers.
             tag: only papers with this tag (ignoring case).
+            session: only papers presented in this program session (its name, ignoring case;
+                see :meth:`schedule`).
+            day: only papers with a session on this local day (``YYYY-MM-DD``).
             detail: only the first ``detail`` hits carry their label, metadata, links, snippet
                 and matched terms; the others carry ``paper_id``, ``rank``, ``score``, ``legs``
                 and ``missing_vector`` only (None: every hit is complete). A page that fetches
@@ -673,7 +678,19 @@ class Library:
                 f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
             )
         allowed = self._allowed(
-            venue, year, decision, source_area, has_code, dataset, contribution, area, topic, starred, tag
+            venue,
+            year,
+            decision,
+            source_area,
+            has_code,
+            dataset,
+            contribution,
+            area,
+            topic,
+            starred,
+            tag,
+            session,
+            day,
         )
         self.search_notice = None
         index = None
@@ -735,7 +752,7 @@ class Library:
             NotFound: ``topic`` is not a stored topic id.
         """
         known = {"venue", "year", "decision", "source_area", "has_code", "dataset", "contribution", "area"}
-        unknown = sorted(set(filters) - known - {"topic", "starred", "tag"})
+        unknown = sorted(set(filters) - known - {"topic", "starred", "tag", "session", "day"})
         if unknown:
             raise InputError(f"unknown filter {unknown[0]!r}")
         return self._allowed(**filters)
@@ -753,6 +770,8 @@ class Library:
         topic: int | None = None,
         starred: bool | None = None,
         tag: str | None = None,
+        session: str | None = None,
+        day: str | None = None,
     ) -> set[str] | None:
         """Return the paper_ids every given filter allows (None: no filter given)."""
         allowed = filtered_paper_ids(
@@ -769,6 +788,11 @@ class Library:
         if tag is not None:
             tagged = marks.marked_ids(self.store.conn, tag=tag.strip())
             allowed = tagged if allowed is None else allowed & tagged
+        if session is not None or day is not None:
+            from .store.sessions import session_paper_ids
+
+            presented = session_paper_ids(self.store.conn, session, day)
+            allowed = presented if allowed is None else allowed & presented
         return allowed
 
     def browse(
@@ -783,7 +807,7 @@ class Library:
             offset: papers to skip (0-based).
             limit: 1..MAX_LIMIT papers.
             **filters: the filters of :meth:`search` (venue, year, decision, source_area,
-                has_code, dataset, contribution, area, topic, starred, tag).
+                has_code, dataset, contribution, area, topic, starred, tag, session, day).
 
         Returns:
             The number of papers that pass the filters, and the page as Hits with ``rank``
@@ -1214,7 +1238,8 @@ class Library:
     ) -> Iterator[str]:
         """Yield the library, or a selection of it, as ``fmt`` text, chunk by chunk.
 
-        Formats: jsonl, csv, bibtex, ris, csl-json, markdown (see :mod:`paperscope.triage.export`).
+        Formats: jsonl, csv, bibtex, ris, csl-json, markdown, html, ics (the sessions of each
+        paper from ``enrich``; see :mod:`paperscope.triage.export`).
         The selection is every paper that is starred (``starred``), has ``tag``, has triage
         ``state``, is in topic ``topic_id`` and is among ``paper_ids`` (ids or prefixes, e.g. a
         search's hits), each when given; none given means the whole library. Citation keys are
@@ -1226,6 +1251,7 @@ class Library:
             NotFound: an id in ``paper_ids`` matches no paper.
 
         """
+        from .schedule import plan_for
         from .triage import EXPORT_FORMATS, export_papers
         from .triage.citekeys import CitationKeys
 
@@ -1247,6 +1273,10 @@ class Library:
         assigned = self.paper_topics()
         topic_keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
         keys = CitationKeys()
+        sessions: dict[str, list[dict[str, Any]]] = {}
+        if fmt == "ics":  # the calendar's events: each selected paper's sessions (schedule.Slot)
+            for slot in plan_for(conn, paper_ids=keep).slots:
+                sessions.setdefault(slot.paper_id, []).append(slot.to_dict())
 
         self.last_export_count = 0
 
@@ -1263,6 +1293,7 @@ class Library:
                         "marks": self.marks(paper.paper_id),
                         "topic": {k: topic[k] for k in topic_keys} if topic else None,
                         "key": key,
+                        **({"sessions": sessions.get(paper.paper_id, [])} if fmt == "ics" else {}),
                     },
                 )
 
@@ -1769,14 +1800,20 @@ class Library:
 
     # -- titles from the program (issue 15) -------------------------------------------------
     def enrich(
-        self, program: str | Path, column_map: Mapping[str, str] | None = None, dense: bool = True
+        self,
+        program: str | Path,
+        column_map: Mapping[str, str] | None = None,
+        dense: bool = True,
+        timezone: str | None = None,
     ) -> Any:
         """Match the title-less papers to a conference program and attach the agreed entries.
 
         See :mod:`paperscope.enrich` (two rankings, attached only when they agree; the rest are
         stored as suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors in
         leg A when every paper has one, and then embeds the attached papers again (their vector
-        covers title and text). Returns an :class:`~paperscope.enrich.EnrichReport`.
+        covers title and text). ``timezone`` (IANA, e.g. ``Asia/Seoul``) is the program's time
+        zone: times without an offset are read in it. Each attached entry's sessions are stored
+        (see :meth:`schedule`). Returns an :class:`~paperscope.enrich.EnrichReport`.
 
         Raises:
             InputError: the program file cannot be read (the message names the file and line).
@@ -1785,7 +1822,7 @@ class Library:
         from .enrich.run import enrich_library
 
         had_vectors = dense and len(self) > 0 and not self.missing_vectors()
-        report = enrich_library(self, program, dict(column_map or {}), dense=dense)
+        report = enrich_library(self, program, dict(column_map or {}), dense=dense, timezone=timezone)
         self._bm25 = None
         if had_vectors and report.attached:
             self.embed()  # the attached titles changed those papers' content hash (title + text)
@@ -1841,6 +1878,31 @@ class Library:
         if had_vectors and self.missing_vectors():
             self.embed()  # attachments saved before their vectors were: never leave it worse
         return done
+
+    def schedule(
+        self,
+        state: str | None = None,
+        starred: bool = False,
+        tag: str | None = None,
+        day: str | None = None,
+        paper_ids: Iterable[str] | None = None,
+    ) -> Any:
+        """Return the attendee's plan: the chosen papers' sessions by day and session, with clashes.
+
+        The papers are those with triage ``state``, starred, with ``tag`` and among ``paper_ids``
+        (ids or prefixes), each when given; none given means every paper with a session. ``day``
+        (``YYYY-MM-DD``, the program's local date) keeps one day. Sessions come from
+        :meth:`enrich`. Returns a :class:`paperscope.schedule.Plan` (see there for the clash rule).
+
+        Raises:
+            InputError: ``state`` is unknown, ``day`` is not a date, or an id is malformed.
+            NotFound: an id in ``paper_ids`` matches no paper.
+        """
+        from .schedule import plan_for
+
+        conn = self.store.conn
+        ids = None if paper_ids is None else [papers.resolve_paper_id(conn, p) for p in paper_ids]
+        return plan_for(conn, state=state, starred=starred, tag=tag, day=day, paper_ids=ids)
 
     def enrichments(
         self, program: str | Path | None = None, paper_id: str | None = None

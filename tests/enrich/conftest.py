@@ -124,3 +124,60 @@ def dump(lib: Library) -> dict[str, list[tuple]]:
 
 def as_json(text: str) -> object:
     return json.loads(text)
+
+
+#: The columns of the official ICML 2026 program CSV, in its order.
+ICML_COLUMNS = (
+    "event_id,event_type,title,decision,topic,session,starttime,endtime,url,paper_url,authors,institutions"
+).split(",")
+
+
+def icml_rows(with_offset: bool = True) -> list[list[str]]:
+    """Rows of a small ICML-2026-shaped program over papers 0-4 of the fixture (Seoul, +09:00).
+
+    Paper 0 is an oral listed twice (its Oral row and its Poster row), paper 4 too, its two rows
+    joined by the OpenReview id only (the Poster row's title is in other case and spacing).
+    Papers 0 and 1 share poster session 1; paper 2's oral runs at the time of paper 0's oral;
+    paper 3's poster (day 2) overlaps paper 4's oral. ``with_offset`` False writes the times as
+    ``2026-07-14 10:00:00`` (no offset: the time zone must come from ``--timezone``).
+    """
+
+    def at(day: int, hm: str) -> str:
+        stamp = f"2026-07-{13 + day}{'T' if with_offset else ' '}{hm}:00"
+        return stamp + ("+09:00" if with_offset else "")
+
+    def row(event: int, kind: str, i: int, session: str, day: int, start: str, end: str, **kw) -> list[str]:
+        return [
+            str(event),
+            kind,
+            kw.get("title", title(i)),
+            "Accept (oral)" if i in (0, 2, 4) else "Accept (poster)",
+            "Deep Learning->Generative Models" if i % 2 else "Optimization->Convex",
+            session,
+            at(day, start),
+            at(day, end),
+            f"https://icml.cc/virtual/2026/{kind.lower()}/{event}",
+            f"https://openreview.net/forum?id=icml{i:04d}x",
+            f"Ada Author{i}; Bo Writer{i}",
+            f"Seoul National University; KAIST{i}",
+        ]
+
+    return [
+        row(1001, "Oral", 0, "Oral 1A Optimization", 1, "10:00", "10:15"),
+        row(1002, "Oral", 2, "Oral 1B Theory", 1, "10:00", "10:15"),
+        row(2001, "Poster", 0, "Poster Session 1 East", 1, "11:00", "13:30"),
+        row(2002, "Poster", 1, "Poster Session 1 East", 1, "11:00", "13:30"),
+        row(2003, "Poster", 2, "Poster Session 2 West", 1, "16:30", "19:00"),
+        row(1003, "Oral", 4, "Oral 3C Generative Models", 2, "10:00", "10:15"),
+        row(2004, "Poster", 3, "Poster Session 3 East", 2, "09:30", "12:00"),
+        row(2005, "Poster", 4, "Poster Session 4 West", 2, "14:00", "16:30", title=title(4).upper() + "  "),
+    ]
+
+
+def write_icml_program(path: Path, with_offset: bool = True) -> Path:
+    """Write :func:`icml_rows` as the official ICML 2026 program CSV (header included)."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(ICML_COLUMNS)
+        writer.writerows(icml_rows(with_offset))
+    return path

@@ -87,13 +87,16 @@ def test_a_json_program_without_titles_names_its_keys(tmp_path: Path) -> None:
 
 
 def test_map_error_lists_session_and_unused_columns_are_named(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"choose from: .*, session$"):
-        parse_program_map(["room=Hall"])
+    with pytest.raises(
+        InputError, match=r"choose from: .*, session, kind, start, end, room, timezone, institutions$"
+    ):
+        parse_program_map(["colour=Hall"])
     path = write_program(tmp_path / "p.csv", [0])
     text = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join([text[0] + ",room,slot", text[1] + ",Hall 2,7"]) + "\n", encoding="utf-8")
     program = read_program(path)
-    assert program.unused_columns == ["room", "slot"]
+    assert program.unused_columns == ["slot"]  # room is the session's room
+    assert program.entries[0].sessions[0].room == "Hall 2"
     assert program.title_columns == ["title"]
 
 

@@ -71,14 +71,14 @@ def test_paper_page_api_and_show_give_the_session_and_where_the_title_came_from(
         assert attached["method"] == "agreed" and "title" in attached["fields"]
         assert attached["entry_line"] == index + 2  # the header is line 1
         shown = _text(client.get(f"/paper/{pid}").text)
-        assert "Session: Poster session 2" in shown
+        assert "Poster · Poster session 2" in shown  # the stored session: kind and name, no time given
         assert f"from the program program.csv, line {index + 2} (two rankings agreed)" in shown
         assert (
             "title, authors, decision, links, ids from the program" in shown and "external_ids" not in shown
         )
         assert str(tmp_path) not in shown and "[object Object]" not in shown
         client.cookies.set("paperscope_lang", "zh")
-        assert "分会场: Poster session 2" in _text(client.get(f"/paper/{pid}").text)
+        assert "海报 · Poster session 2" in _text(client.get(f"/paper/{pid}").text)
     enrich_lib.close()
     out = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "show", pid])
     assert out.exit_code == 0, out.output

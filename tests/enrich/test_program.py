@@ -35,8 +35,11 @@ def test_map_names_other_columns_and_the_session(tmp_path: Path) -> None:
     assert program.entries[0].title == title(1)
     assert program.entries[0].session == "Poster session 2"
     assert parse_program_map("title=Paper,session=Slot") == {"title": "Paper", "session": "Slot"}
-    with pytest.raises(InputError, match="unknown field"):
-        parse_program_map(["room=Hall"])
+    assert parse_program_map(["room=Hall", "start=Begins"]) == {"room": "Hall", "start": "Begins"}
+    with pytest.raises(
+        InputError, match="unknown field.*, session, kind, start, end, room, timezone, institutions$"
+    ):
+        parse_program_map(["colour=Hall"])
 
 
 def test_venue_column_holding_the_decision_and_rows_without_title(tmp_path: Path) -> None:

@@ -510,6 +510,8 @@ def test_every_answer_matches_the_openapi_schema(client: TestClient) -> None:
         ("delete", "/api/papers/{paper_id}/tags/{tag}", f"/api/papers/{apm}/tags/none", 200),
         ("get", "/api/marks", "/api/marks", 200),
         ("get", "/api/tags", "/api/tags", 200),
+        ("get", "/api/schedule", "/api/schedule?state=maybe", 200),
+        ("get", "/api/schedule", "/api/schedule?state=kept", 400),
         ("get", "/api/ingest/{job_id}", f"/api/ingest/{job['job_id']}", 200),
         ("get", "/api/ingest/{job_id}", "/api/ingest/nope", 404),
         ("post", "/api/ingest", "/api/ingest?name=..", 400),

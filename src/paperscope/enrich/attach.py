@@ -2,7 +2,9 @@
 
 An attachment fills only what a paper lacks: the title (a paper is only matched when it has
 none), authors when it has none, venue and year when it has no venue, the decision when it has
-none, and adds the entry's links and external ids it does not hold yet. The paper's card is
+none, the source area (the program's topic) when it has none, and adds the entry's links and
+external ids it does not hold yet; the entry's sessions go to ``paper_sessions`` (migration 10)
+in the same transaction, and an undo removes them. The paper's card is
 rebuilt (its label and area read the title). One ``enrichments`` row (migration 9) records the
 program file, the entry (line and content), the method, the score, the time, and the paper's
 columns, lexical-index title and card row before, and the paper's stored vectors of its content
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..ingest.pipeline import content_hash_for
-from ..store import papers
+from ..store import papers, sessions
 from .program import ProgramEntry
 
 __all__ = [
@@ -38,10 +40,21 @@ __all__ = [
     "enriched_papers",
     "enriched_lines",
     "rejected_pairs",
+    "attach_sessions_by_title",
 ]
 
 #: Paper columns an attachment may change (and undo restores).
-_COLUMNS = ("title", "authors", "venue", "year", "decision", "urls", "external_ids", "content_hash")
+_COLUMNS = (
+    "title",
+    "authors",
+    "venue",
+    "year",
+    "decision",
+    "source_area",
+    "urls",
+    "external_ids",
+    "content_hash",
+)
 _JSON_COLUMNS = ("authors", "urls", "external_ids")
 
 
@@ -122,6 +135,8 @@ def attach(
             paper.year, changed = entry.year, [*changed, "year"]
     if not paper.decision and entry.decision:
         paper.decision, changed = entry.decision, [*changed, "decision"]
+    if not paper.source_area and entry.area:
+        paper.source_area, changed = entry.area, [*changed, "source_area"]
     new_urls = [u for u in entry.urls if u not in paper.urls]
     if new_urls:
         paper.urls, changed = [*paper.urls, *new_urls], [*changed, "urls"]
@@ -153,6 +168,7 @@ def attach(
             json.dumps({k: after[k] for k in [*changed, "content_hash"]}, ensure_ascii=False),
         ),
     )
+    sessions.save_sessions(conn, paper_id, program, entry.line, (s.to_dict() for s in entry.sessions))
     conn.execute("DELETE FROM enrich_suggestions WHERE paper_id = ?", (paper_id,))
     conn.execute(
         "DELETE FROM enrich_suggestions WHERE program = ? AND entry_line = ? AND status = 'open'",
@@ -169,20 +185,24 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     left as it is and the paper is listed in ``kept``. When the title is restored, the
     lexical-index title and the card row are restored too, byte for byte, and when the content
     hash is, the vectors of that content (attachments made before they were saved have none; the
-    library embeds those again, see ``Library.undo_enrich``). The open suggestions
+    library embeds those again, see ``Library.undo_enrich``). The paper's sessions from the
+    program go in every case (they came with the entry, not with a column), and so do the
+    sessions the program gave papers that had their title already. The open suggestions
     of the program go as well (a later run makes them again); rejected ones stay.
     """
     where, params = _of_program(program, "WHERE")
     rows = conn.execute(
-        f"SELECT enrichment_id, paper_id, before, after FROM enrichments{where} ORDER BY enrichment_id DESC",
+        "SELECT enrichment_id, paper_id, program, before, after FROM enrichments"
+        f"{where} ORDER BY enrichment_id DESC",
         params,
     ).fetchall()
     restored: list[str] = []
     kept: list[str] = []
-    for enrichment_id, paper_id, before_json, after_json in rows:
+    for enrichment_id, paper_id, source, before_json, after_json in rows:
         state, after = json.loads(before_json), json.loads(after_json)
         current = _row(conn, paper_id)
         conn.execute("DELETE FROM enrichments WHERE enrichment_id = ?", (enrichment_id,))
+        sessions.delete_sessions(conn, paper_id, source)
         if current is None:
             continue
         names = [k for k in after if current.get(k) == after[k]]
@@ -208,6 +228,7 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     conn.execute(
         "DELETE FROM enrich_suggestions WHERE status = 'open'" + _of_program(program, "AND")[0], params
     )
+    conn.execute("DELETE FROM paper_sessions" + where, params)  # those of titled papers too
     return restored, kept
 
 
@@ -289,6 +310,30 @@ def enrichments(
         }
         for r in rows
     ]
+
+
+def attach_sessions_by_title(conn: sqlite3.Connection, program: str, entries: Iterable[ProgramEntry]) -> int:
+    """Store the sessions of ``entries`` on the papers that have their title already; return how many.
+
+    A paper whose list gave its title is never matched (it has a title), but the program still
+    says where and when it is presented: its sessions are stored when its title equals an
+    entry's (case and spacing ignored). Papers this program attached fields to have theirs
+    already. ``undo`` of the program removes them with the rest.
+    """
+    by_title: dict[str, list[str]] = {}
+    for paper_id, title in conn.execute(
+        "SELECT paper_id, title FROM papers WHERE title IS NOT NULL AND trim(title) != ''"
+        " AND paper_id NOT IN (SELECT paper_id FROM enrichments WHERE program = ?)",
+        (program,),
+    ):
+        by_title.setdefault(" ".join(title.casefold().split()), []).append(paper_id)
+    stored = 0
+    for entry in entries:
+        for paper_id in by_title.get(" ".join(entry.title.casefold().split()), []) if entry.sessions else []:
+            stored += sessions.save_sessions(
+                conn, paper_id, program, entry.line, (s.to_dict() for s in entry.sessions)
+            )
+    return stored
 
 
 def stored_titles(conn: sqlite3.Connection, program: str | None = None) -> set[str]:

@@ -10,6 +10,13 @@ added here: ``session`` (:data:`SESSION_ALIASES`) and ``name`` as a last title a
 conference sites' own exports call the title ``name``). ``--map title=COL,session=COL`` names
 columns that are not the usual ones.
 
+The official ICML 2026 program (``event_id,event_type,title,decision,topic,session,starttime,
+endtime,url,paper_url,authors,institutions``) reads without ``--map``: authors split on ``;``,
+institutions are kept on the entry, ``topic`` is the source area, ``paper_url`` the OpenReview
+link, and ``event_type``/``session``/``starttime``/``endtime`` (with ``room`` or ``timezone``
+where a program has them) make each row's session (:mod:`.sessions`). Rows that are one paper
+(the Oral and the Poster row of an oral) become one entry that keeps every session.
+
 Unlike ingest, a program file is small and read whole, and it is strict: a malformed row or line
 is an :class:`~paperscope.errors.InputError` naming the file and the line, never a skipped
 record, because a wrong line would silently become a wrong title.
@@ -18,6 +25,7 @@ record, because a wrong line would silently become a wrong title.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -45,6 +53,15 @@ from ..ingest.files import (
 )
 from ..ingest.json_stream import Oversized, Undecodable, array_elements
 from ..models import Record, Source
+from .sessions import (
+    SESSION_FIELD_ALIASES,
+    ProgramSession,
+    institutions_of,
+    merge_entries,
+    read_session,
+    session_fields,
+    time_zone,
+)
 
 __all__ = [
     "ProgramEntry",
@@ -72,9 +89,14 @@ class ProgramEntry:
         title: the title, whitespace collapsed; never empty.
         authors: author names in order.
         venue, year, decision: as the row states them (``ICLR 2026 Poster`` → ICLR, 2026, Poster).
-        session: the session name, when the program has one.
+        session: the session name, when the program has one (every session's, ``; ``-joined,
+            for an entry made of several rows).
         urls: every link of the row (OpenReview, PDF, project, code).
         external_ids: ``{"openreview": id, "arxiv": id, "doi": doi}`` read from the row.
+        institutions: the authors' institutions as the program lists them.
+        area: the program's topic (``Deep Learning->Generative Models``), the paper's source area.
+        sessions: every presentation of the paper, in time order (:class:`ProgramSession`).
+        lines: every program line this entry was read from (an oral's Oral and Poster rows).
 
     """
 
@@ -87,6 +109,10 @@ class ProgramEntry:
     session: str | None = None
     urls: tuple[str, ...] = ()
     external_ids: Mapping[str, str] = field(default_factory=dict)
+    institutions: tuple[str, ...] = ()
+    area: str | None = None
+    sessions: tuple[ProgramSession, ...] = ()
+    lines: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape stored beside an attachment or suggestion and printed by ``--json``."""
@@ -100,6 +126,10 @@ class ProgramEntry:
             "session": self.session,
             "urls": list(self.urls),
             "external_ids": dict(self.external_ids),
+            "institutions": list(self.institutions),
+            "area": self.area,
+            "sessions": [s.to_dict() for s in self.sessions],
+            "lines": list(self.lines or (self.line,)),
         }
 
     @classmethod
@@ -115,6 +145,10 @@ class ProgramEntry:
             session=data.get("session"),
             urls=tuple(data.get("urls") or ()),
             external_ids=dict(data.get("external_ids") or {}),
+            institutions=tuple(data.get("institutions") or ()),
+            area=data.get("area"),
+            sessions=tuple(ProgramSession.from_dict(s) for s in data.get("sessions") or ()),
+            lines=tuple(data.get("lines") or ()),
         )
 
 
@@ -146,7 +180,9 @@ class Program:
 def parse_program_map(specs: Iterable[str] | str | None) -> dict[str, str]:
     """Parse ``--map`` values (``title=Paper`` pairs, comma-separated or repeated) for a program.
 
-    Accepts the ingest fields (:data:`paperscope.ingest.fields.FIELDS`) and ``session``.
+    Accepts the ingest fields (:data:`paperscope.ingest.fields.FIELDS`), ``session`` and the
+    session parts (:data:`~paperscope.enrich.sessions.SESSION_FIELD_ALIASES`: ``kind``, ``start``,
+    ``end``, ``room``, ``timezone``, ``institutions``).
 
     Raises:
         InputError: a pair has no ``=`` or names an unknown field.
@@ -161,8 +197,8 @@ def parse_program_map(specs: Iterable[str] | str | None) -> dict[str, str]:
     for spec in specs:
         for pair in spec.split(","):
             name, sep, column = pair.partition("=")
-            if sep and column.strip() and normalise_key(name) == "session":
-                out["session"] = column.strip()
+            if sep and column.strip() and normalise_key(name) in ("session", *SESSION_FIELD_ALIASES):
+                out[normalise_key(name)] = column.strip()
             elif pair.strip():
                 rest.append(pair)
     try:
@@ -170,29 +206,37 @@ def parse_program_map(specs: Iterable[str] | str | None) -> dict[str, str]:
     except InputError as exc:
         if "choose from: " not in exc.reason:
             raise
-        raise InputError(exc.reason + ", session", exc.path, exc.line) from None
+        raise InputError(
+            exc.reason + ", session, " + ", ".join(SESSION_FIELD_ALIASES), exc.path, exc.line
+        ) from None
     return out
 
 
-def read_program(path: str | Path, column_map: Mapping[str, str] | None = None) -> Program:
+def read_program(
+    path: str | Path, column_map: Mapping[str, str] | None = None, timezone: str | None = None
+) -> Program:
     """Read a program file (CSV/TSV, JSON array, JSON Lines, or an object holding an array).
 
     Args:
         path: the program file.
         column_map: ``{field: column}`` from :func:`parse_program_map`.
+        timezone: the program's IANA time zone (``Asia/Seoul``): times without a UTC offset are
+            read in it and every time is shown in it (a ``timezone`` column wins over it).
 
     Returns:
         The Program; rows without a title are left out and their lines listed in
-        ``without_title``.
+        ``without_title``; rows that are one paper are one entry (:func:`.sessions.merge_entries`).
 
     Raises:
         InputError: the file is missing, empty, binary, UTF-16 or not UTF-8; it is malformed
             (the message names the line); a ``--map`` column is not there; no column holds
-            titles; or no row has a title.
+            titles; no row has a title; the time zone is unknown; or a time is not a time, has
+            no offset while no time zone is known, or ends before it starts (file and line).
 
     """
     path = Path(path)
     column_map = dict(column_map or {})
+    zone = time_zone(timezone, str(path))
     header = {"line": 1}  # where a CSV's header is (set by _csv_rows): errors about columns name it
     head = read_head(path).lstrip()
     if head.startswith("[") or (head.startswith("{") and path.suffix.lower() == ".json"):
@@ -219,9 +263,18 @@ def read_program(path: str | Path, column_map: Mapping[str, str] | None = None) 
                     raise
                 raise InputError(exc.reason, str(path), header["line"] if fmt == "csv" else line) from None
         columns, session_columns = resolved[keys]
+        parts = session_fields(sorted(keys), column_map)
+        missing = [k for k in column_map if k in SESSION_FIELD_ALIASES and k not in parts]
+        if missing and fmt == "csv":
+            raise InputError(
+                f"--map {missing[0]}={column_map[missing[0]]}: no such column; the columns are:"
+                f" {', '.join(item)}",
+                str(path),
+                header["line"],
+            )
         program.columns += [k for k in item if isinstance(k, str) and k not in program.columns]
         used = [c for name, cs in columns.items() if name != "abstract" for c in cs]
-        program.used_columns.update([*used, *session_columns])
+        program.used_columns.update([*used, *session_columns, *parts.values()])
         program.title_columns += [c for c in columns.get("title", []) if c not in program.title_columns]
         record = mapping_to_record({**item, _NO_ABSTRACT: "-"}, Source(str(path), line, fmt), columns)
         assert isinstance(record, Record)  # the stand-in abstract is always there
@@ -229,7 +282,17 @@ def read_program(path: str | Path, column_map: Mapping[str, str] | None = None) 
         if entry is None:
             program.without_title.append(line)
         else:
-            program.entries.append(entry)
+            session = read_session(item, parts, entry.session, entry.urls, zone, str(path), line)
+            program.entries.append(
+                dataclasses.replace(
+                    entry,
+                    institutions=institutions_of(item, parts),
+                    area=record.source_area,
+                    sessions=(session,) if session is not None else (),
+                    lines=(line,),
+                )
+            )
+    program.entries = merge_entries(program.entries)
     if not program.entries:
         raise InputError(f"no program entry has a title ({describe_columns(program)})", str(path))
     return program
@@ -245,7 +308,7 @@ def _columns(
     path: Path, names: list[str], column_map: Mapping[str, str], line: int, fmt: str
 ) -> tuple[dict[str, list[str]], list[str]]:
     """Return the ingest columns and the session columns of a row with these field names."""
-    mapped = {k: v for k, v in column_map.items() if k != "session"}
+    mapped = {k: v for k, v in column_map.items() if k != "session" and k not in SESSION_FIELD_ALIASES}
     if fmt != "csv":  # a JSON record without a mapped key: that field is simply empty in it
         present = {normalise_key(n) for n in names}
         mapped = {k: v for k, v in mapped.items() if normalise_key(v) in present}

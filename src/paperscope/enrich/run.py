@@ -42,6 +42,8 @@ class EnrichReport:
         untitled: papers without any title when the run began (those this program titled are not).
         attached: ``{paper_id, title, score, line}`` per paper attached in this run.
         suggestions: suggestions stored for review.
+        sessions: sessions stored in this run (``paperscope schedule``): those of the papers
+            attached, and those of papers whose own title an entry has.
         without_title: program lines passed over because they have no title.
         unused_columns: program columns no field read (dropped).
         notice: why the dense leg was off, or None.
@@ -57,6 +59,7 @@ class EnrichReport:
     untitled: int = 0
     attached: list[dict[str, Any]] = field(default_factory=list)
     suggestions: int = 0
+    sessions: int = 0
     without_title: list[int] = field(default_factory=list)
     unused_columns: list[str] = field(default_factory=list)
     notice: str | None = None
@@ -72,6 +75,7 @@ class EnrichReport:
             "untitled": self.untitled,
             "attached": self.attached,
             "suggestions": self.suggestions,
+            "sessions": self.sessions,
             "without_title": self.without_title,
             "unused_columns": self.unused_columns,
             "notice": self.notice,
@@ -161,12 +165,19 @@ def match_library(
 
 
 def enrich_library(
-    lib: Library, path: str | Path, column_map: dict[str, str] | None = None, dense: bool = True
+    lib: Library,
+    path: str | Path,
+    column_map: dict[str, str] | None = None,
+    dense: bool = True,
+    timezone: str | None = None,
 ) -> EnrichReport:
     """Attach agreed program entries to ``lib``'s title-less papers and store the rest as suggestions.
 
     Running it again is idempotent: attached papers have a title now and their entries a paper
     with that title, so neither is matched again, and the suggestions are replaced.
+
+    ``timezone`` (an IANA name) is the program's time zone for its session times (see
+    :mod:`paperscope.enrich.sessions`); the sessions of each attached entry are stored with it.
 
     Raises:
         InputError: the program file cannot be read (see :func:`read_program`), or no title of
@@ -175,7 +186,7 @@ def enrich_library(
     """
     started = time.perf_counter()
     lib.store.require_writable()
-    program = read_program(path, column_map)
+    program = read_program(path, column_map, timezone)
     (untitled,) = lib.store.conn.execute(
         "SELECT count(*) FROM papers WHERE title IS NULL OR trim(title) = ''"
     ).fetchone()
@@ -198,6 +209,7 @@ def enrich_library(
             if (pairing.paper_id, entry.line) in rejected:
                 continue
             if store.attach(conn, pairing.paper_id, entry, program.key, pairing.score, "agreed"):
+                report.sessions += len(entry.sessions)
                 report.attached.append(
                     {
                         "paper_id": pairing.paper_id,
@@ -206,6 +218,7 @@ def enrich_library(
                         "line": entry.line,
                     }
                 )
+        report.sessions += store.attach_sessions_by_title(conn, program.key, program.entries)
         done = store.enriched_papers(conn, program.key)
         lines = store.enriched_lines(conn, program.key)
         report.suggestions = store.save_suggestions(

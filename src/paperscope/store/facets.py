@@ -1,4 +1,4 @@
-"""Facet counts over a set of papers: how many have each venue, year, area, dataset or mark.
+"""Facet counts over a set of papers: how many have each venue, year, area, dataset, session, day or mark.
 
 What the search page's sidebar shows for the current result set. Every count is of papers
 (a paper naming a dataset twice counts once); each value is what the matching search filter
@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+
+from .sessions import session_facet_counts
 
 __all__ = ["FACETS", "facet_counts"]
 
@@ -23,6 +25,8 @@ FACETS = (
     "dataset",
     "has_code",
     "decision",
+    "session",
+    "day",
     "starred",
     "tag",
 )
@@ -54,7 +58,8 @@ def facet_counts(conn: sqlite3.Connection, paper_ids: Sequence[str] | None) -> d
 
     Returns:
         ``{facet: [{"value": str, "label": str, "count": int}, ...]}`` for every facet, most
-        papers first, then by label. ``value`` is what the search filter of that name takes
+        papers first, then by label; ``session`` and ``day`` (the program's, migration 10) in
+        time order instead. ``value`` is what the search filter of that name takes
         (``has_code``: ``"true"``/``"false"``; ``starred``: ``"true"``; ``topic``: the broad
         topic id, empty before a topic fit); datasets are grouped by their matching key
         (``CIFAR-10`` and ``cifar10`` are one value, labelled with the most used spelling). A
@@ -89,4 +94,11 @@ def facet_counts(conn: sqlite3.Connection, paper_ids: Sequence[str] | None) -> d
     with_code = sum(e["count"] for e in out["has_code"])
     if counted - with_code > 0:
         out["has_code"].append({"value": "false", "label": "false", "count": int(counted - with_code)})
-    return {facet: _sorted(out[facet]) for facet in FACETS}
+    timed = {
+        facet: [
+            {"value": v, "label": lab, "count": n}
+            for v, lab, n in session_facet_counts(conn, facet, where, bound)
+        ]
+        for facet in ("session", "day")
+    }
+    return {facet: timed[facet] if facet in timed else _sorted(out[facet]) for facet in FACETS}

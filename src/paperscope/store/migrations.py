@@ -274,4 +274,32 @@ MIGRATIONS: list[str] = [
         UNIQUE (paper_id, program, entry_line)
     );
     """,
+    # 10: the sessions of a paper from the program (issue 23, the attendee's plan). One row per
+    # session of the program entry attached to the paper (an oral listed twice in the program is
+    # one entry with two sessions): its kind (``oral``, ``poster`` or the program's own word), the
+    # session name, start and end as ISO 8601 with the program's UTC offset (``starts_at``), the
+    # same instants in UTC (``starts_utc``, for ordering and overlap), the local day, the IANA time
+    # zone when the program or ``--timezone`` names one, room or board, and the event's page.
+    # Written in the transaction that attaches the entry, removed by ``enrich --undo``.
+    """
+    CREATE TABLE IF NOT EXISTS paper_sessions (
+        paper_id   TEXT NOT NULL,
+        program    TEXT NOT NULL,
+        entry_line INTEGER NOT NULL,
+        position   INTEGER NOT NULL,
+        kind       TEXT NOT NULL,
+        name       TEXT,
+        starts_at  TEXT,
+        ends_at    TEXT,
+        starts_utc TEXT,
+        ends_utc   TEXT,
+        day        TEXT,
+        timezone   TEXT,
+        room       TEXT,
+        url        TEXT,
+        line       INTEGER NOT NULL,
+        PRIMARY KEY (paper_id, program, position)
+    );
+    CREATE INDEX IF NOT EXISTS paper_sessions_day ON paper_sessions (day, starts_utc);
+    """,
 ]

@@ -25,9 +25,10 @@ __all__ = ["SALVAGED_TABLES", "SalvageReport", "salvage_rows"]
 SALVAGED_TABLES = (
     "papers", "sources", "cards", "embeddings", "stars", "tags", "notes", "triage",
     "enrichments", "enrich_suggestions",  # what enrich attached, so `enrich --undo` still works
+    "paper_sessions",  # the sessions enrich attached: a rerun does not attach them again
 )  # fmt: skip
 #: Tables an older schema may lack (they are then skipped, not reported unreadable).
-_OPTIONAL_TABLES = ("enrichments", "enrich_suggestions")
+_OPTIONAL_TABLES = ("enrichments", "enrich_suggestions", "paper_sessions")
 #: Rowids read per statement.
 _CHUNK = 512
 #: Rows per paper a table is scanned for when its b-tree ends cannot be read.

@@ -2,7 +2,8 @@
 
 The reference-manager formats live in their own modules: BibTeX (:mod:`.bibtex_out`), RIS
 (:mod:`.ris_out`), CSL-JSON (:mod:`.csl_out`), CSV (:mod:`.csv_out`) and a self-contained
-HTML reading list grouped by topic (:mod:`.html_out`); they share
+HTML reading list grouped by topic (:mod:`.html_out`), and the attendee's calendar of sessions
+(iCalendar, :mod:`.ics_out`); they share
 :func:`.entry.entry_of` (title, own page, code link, note) and the library-wide citation keys of
 :mod:`.citekeys`, which :meth:`paperscope.Library.export` puts in each paper's ``info["key"]``.
 """
@@ -18,6 +19,7 @@ from .bibtex_out import write_bibtex
 from .csl_out import write_csl_json
 from .csv_out import write_csv
 from .html_out import write_html
+from .ics_out import write_ics
 from .markdown_out import write_markdown
 from .ris_out import write_ris
 
@@ -47,6 +49,7 @@ EXPORT_FORMATS: dict[str, Callable[[Iterable[tuple[Paper, Info]]], Iterator[str]
     "ris": write_ris,
     "csl-json": write_csl_json,
     "html": write_html,
+    "ics": write_ics,
 }
 
 

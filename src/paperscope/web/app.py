@@ -46,7 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..errors import InputError, ModelUnavailable, NotFound, PaperscopeError
 from ..library import Library
-from .api import enrich, export, ingest, marks, papers, search, topics
+from .api import enrich, export, ingest, marks, papers, schedule, search, topics
 from .jobs import MAX_UPLOAD_BYTES, IngestJobs, uploads_dir_for
 from .pages import router as pages_router
 from .pool import DEFAULT_POOL_SIZE, LibraryPool
@@ -191,7 +191,7 @@ def create_app(
     install_body_limit(app, limits={"/api/ingest": max_upload_bytes})
     install_security(app, token=token, allowed_hosts=allowed_hosts)
 
-    for module in (search, papers, marks, export, ingest, topics, enrich):
+    for module in (search, papers, marks, export, ingest, topics, enrich, schedule):
         app.include_router(module.router, prefix="/api")
     app.include_router(topics.page_router)
 

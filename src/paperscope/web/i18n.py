@@ -64,6 +64,8 @@ EN: dict[str, str] = {
     "facet_dataset": "Dataset",
     "facet_has_code": "Code",
     "facet_decision": "Decision",
+    "facet_session": "Session",
+    "facet_day": "Day at the conference",
     "facet_marks": "Your marks",
     "has_code_true": "with code",
     "has_code_false": "without code",
@@ -156,6 +158,7 @@ EN: dict[str, str] = {
     "attached_external_ids": "ids",
     "attached_venue": "venue",
     "attached_year": "year",
+    "attached_source_area": "area",
     "session": "Session",
     # topics
     "topics_title": "Topics",
@@ -284,6 +287,8 @@ ZH: dict[str, str] = {
     "facet_dataset": "数据集",
     "facet_has_code": "代码",
     "facet_decision": "录用结果",
+    "facet_session": "报告场次",
+    "facet_day": "会议日期",
     "facet_marks": "我的标记",
     "has_code_true": "有代码",
     "has_code_false": "无代码",
@@ -375,6 +380,7 @@ ZH: dict[str, str] = {
     "attached_external_ids": "编号",
     "attached_venue": "会议",
     "attached_year": "年份",
+    "attached_source_area": "领域",
     "session": "分会场",
     "topics_title": "主题",
     "topics_summary": "{papers} 篇论文，共 {n} 个主题",
@@ -558,6 +564,63 @@ ZH.update(
         "enrich_none": "没有待审核的建议。运行 paperscope enrich --program FILE 来匹配日程。",
         "js_enrich_accepted": "已附加。",
         "js_enrich_rejected": "已拒绝，以后不会再建议。",
+    }
+)
+EN.update(
+    {
+        "nav_schedule": "Plan",
+        "format_ics": "Calendar (.ics)",
+        "schedule_title": "Your plan at the conference",
+        "schedule_summary": "Papers: {papers} · sessions: {sessions} · clashes: {clashes}",
+        "schedule_help": "Each paper's orals and posters from the program (paperscope enrich --program FILE),"
+        " by day and in time order, in the program's time zone. Two sessions of your papers that"
+        " overlap are a clash; two posters of one poster session are not.",
+        "schedule_papers": "Papers",
+        "schedule_choice_all": "All with a session",
+        "schedule_choice_keep": "Kept",
+        "schedule_choice_maybe": "Maybe",
+        "schedule_choice_starred": "Starred",
+        "schedule_days": "Day",
+        "schedule_all_days": "All days",
+        "schedule_untimed": "Without a time",
+        "schedule_download": "Download calendar (.ics)",
+        "schedule_download_note": "One event per session, for any calendar app; every day of these papers.",
+        "schedule_none": "No sessions for these papers. Run paperscope enrich --program FILE with the"
+        " conference program to get each paper's sessions.",
+        "session_kind_oral": "Oral",
+        "session_kind_poster": "Poster",
+        "schedule_clash_badge": "Clash",
+        "schedule_clash": "Clashes with: {other}",
+        "schedule_room": "Room: {room}",
+        "schedule_paper_link": "paper page",
+    }
+)
+ZH.update(
+    {
+        "nav_schedule": "日程",
+        "format_ics": "日历 (.ics)",
+        "schedule_title": "我的会议日程",
+        "schedule_summary": "{papers} 篇论文，{sessions} 场报告，{clashes} 处时间冲突。",
+        "schedule_help": "会议日程（paperscope enrich --program FILE）中每篇论文的口头报告和海报，"
+        "按日期和时间顺序排列，时间为会议所在时区。你的论文中时间重叠的两场报告即为冲突；"
+        "同一海报场次中的两张海报不算冲突。",
+        "schedule_papers": "论文",
+        "schedule_choice_all": "所有有场次的论文",
+        "schedule_choice_keep": "已保留",
+        "schedule_choice_maybe": "待定",
+        "schedule_choice_starred": "已收藏",
+        "schedule_days": "日期",
+        "schedule_all_days": "全部日期",
+        "schedule_untimed": "未定时间",
+        "schedule_download": "下载日历 (.ics)",
+        "schedule_download_note": "每场报告一个日历事件，适用于任何日历应用；包含这些论文的所有日期。",
+        "schedule_none": "这些论文还没有场次。用会议日程运行 paperscope enrich --program FILE，即可得到每篇论文的场次。",
+        "session_kind_oral": "口头报告",
+        "session_kind_poster": "海报",
+        "schedule_clash_badge": "时间冲突",
+        "schedule_clash": "冲突论文：{other}",
+        "schedule_room": "地点：{room}",
+        "schedule_paper_link": "论文页面",
     }
 )
 EN["js_line"] = "line {n}"

@@ -29,6 +29,7 @@ __all__ = [
     "TagCount",
     "QueueItemModel",
     "SuggestionModel",
+    "PlanModel",
     "QueueModel",
     "IngestAccepted",
     "IngestJobModel",
@@ -261,6 +262,58 @@ class SuggestionModel(BaseModel):
     session: str | None
     decision: str | None
     line: int = Field(description="The entry's line (or record number) in the program file.")
+
+
+class SlotModel(BaseModel):
+    """One session of one chosen paper in the attendee's plan."""
+
+    uid: str = Field(
+        description="The stable iCalendar UID: paper_id, kind and ordinal (paper-oral-1@paperscope)."
+    )
+    paper_id: str
+    label: str = Field(description="The title, else the card's label.")
+    title: str | None = Field(description="The paper's title; null when the label is paperscope's.")
+    link: str | None = Field(description="The paper's own page (OpenReview first), or null.")
+    kind: str = Field(description="oral, poster, or the program's own word for the session.")
+    name: str | None = Field(description="The session's name as the program gives it.")
+    starts_at: str | None = Field(description="ISO 8601 with the program's UTC offset; null: no time given.")
+    ends_at: str | None = Field(description="ISO 8601 with the program's UTC offset, or null.")
+    timezone: str | None = Field(description="The program's IANA time zone, or null (a bare offset).")
+    day: str | None = Field(description="The local date of the start, YYYY-MM-DD.")
+    room: str | None = Field(description="Room, board or poster position, when the program gives one.")
+    url: str | None = Field(description="The event's page in the program, when given.")
+    clashes_with: list[str] = Field(description="uids of the chosen papers' sessions that overlap this one.")
+
+
+class SessionGroupModel(BaseModel):
+    """A session of the day (a name at a time) and the chosen papers presented in it."""
+
+    kind: str
+    name: str | None
+    starts_at: str | None
+    ends_at: str | None
+    has_clash: bool = Field(
+        description="A paper of this session clashes with another chosen paper's session."
+    )
+    slots: list[SlotModel]
+
+
+class DayModel(BaseModel):
+    """One local day of the plan, its sessions in time order."""
+
+    day: str | None = Field(description="YYYY-MM-DD; null holds the sessions without a time.")
+    sessions: list[SessionGroupModel]
+
+
+class PlanModel(BaseModel):
+    """The attendee's plan: the chosen papers' sessions by day and session, with the clashes."""
+
+    days: list[DayModel]
+    clashes: list[list[str]] = Field(description="Each clashing pair once, [uid, uid], in time order.")
+    papers: int = Field(description="Papers in the plan.")
+    without_sessions: int = Field(
+        description="Chosen papers with no session on any day (0 when none is chosen)."
+    )
 
 
 class TagCount(BaseModel):

@@ -24,6 +24,7 @@ MEDIA_TYPES = {
     "ris": ("application/x-research-info-systems", "ris"),
     "csl-json": ("application/vnd.citationstyles.csl+json", "json"),
     "html": ("text/html", "html"),  # an attachment: opened from disk, not under this site's CSP
+    "ics": ("text/calendar", "ics"),  # RFC 5545 §8.1
 }
 
 

@@ -37,7 +37,7 @@ class Filters:
     """The filters of search, browse and facets, read from the query string.
 
     Text filters match case-insensitively (venue exactly; decision, source_area and area as
-    substrings; dataset as a whole dataset name; tag exactly); ``topic`` is a topic id of
+    substrings; dataset as a whole dataset name; tag and session exactly; day is YYYY-MM-DD); ``topic`` is a topic id of
     ``/api/topics``; ``starred`` and ``has_code`` take true/false (or 1/0).
     """
 
@@ -54,6 +54,12 @@ class Filters:
         topic: Annotated[int | None, Query(ge=-1, le=10**6)] = None,
         starred: bool | None = None,
         tag: Annotated[str | None, Query(max_length=200)] = None,
+        session: Annotated[
+            str | None, Query(max_length=200, description="a program session's name (enrich --program)")
+        ] = None,
+        day: Annotated[
+            str | None, Query(max_length=10, description="a local day of the program, YYYY-MM-DD")
+        ] = None,
     ):
         given = {
             "venue": venue,
@@ -67,6 +73,8 @@ class Filters:
             "topic": topic,
             "starred": starred,
             "tag": tag,
+            "session": session,
+            "day": day,
         }
         if year is not None and not 1 <= year <= 9999:
             raise InputError(f"year must be a whole number from 1 to 9999, got {year}")
@@ -151,8 +159,9 @@ def facets(
 ) -> dict[str, Any]:
     """Return facet counts: ``{facet: [{"value", "label", "count"}, ...]}``, most common first.
 
-    Facets: venue, year, area, topic, contribution, dataset, has_code, decision, starred, tag;
-    each ``value`` is what the filter of the same name takes. With ``q`` the counts are over
+    Facets: venue, year, area, topic, contribution, dataset, has_code, decision, session, day,
+    starred, tag; each ``value`` is what the filter of the same name takes (session and day:
+    the program's sessions, in time order). With ``q`` the counts are over
     its best FACET_POOL (200) hits, as the search page shows them; without, over every paper
     that passes the filters. Errors as for /api/search.
     """

@@ -12,7 +12,9 @@ from ...errors import PaperscopeError
 from ...links import paper_links as _paper_links
 from .. import present
 from ..api.deps import library_of
+from ..i18n import lang_of, translator
 from .common import html_errors, render, topics_of
+from .schedule import session_text
 
 __all__ = ["router", "RELATED_LIMIT", "paper_links"]
 
@@ -52,6 +54,9 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
             log.warning("related papers of %s unavailable: %s", paper.paper_id, exc)
             related, related_error = None, str(exc).splitlines()[0][:200]
         attached = [present.attached_view(row) for row in lib.enrichments(paper_id=paper.paper_id)]
+        slots = lib.schedule(paper_ids=[paper.paper_id]).slots
+    lang = lang_of(request)
+    sessions = [{"uid": s.uid, "day": s.day, "text": session_text(s, lang, translator(lang))} for s in slots]
     fields, segments = present.paper_view(paper)
     card = paper.card.to_dict() if paper.card else {}
     return render(
@@ -68,6 +73,7 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
         related_error=related_error,
         attached=attached,
         session=next((a["session"] for a in reversed(attached) if a["session"]), None),
+        sessions=sessions,
     )
 
 

@@ -34,8 +34,30 @@ SORTS = {
 }
 MODES = ("hybrid", "bm25", "dense")
 #: Facet sections in page order; "marks" joins the starred and tag counts.
-FACETS = ("venue", "year", "area", "topic", "contribution", "dataset", "has_code", "decision", "marks")
-_TEXT_FILTERS = ("venue", "decision", "source_area", "dataset", "contribution", "area", "tag")
+FACETS = (
+    "venue",
+    "year",
+    "area",
+    "topic",
+    "contribution",
+    "dataset",
+    "has_code",
+    "decision",
+    "session",
+    "day",
+    "marks",
+)
+_TEXT_FILTERS = (
+    "venue",
+    "decision",
+    "source_area",
+    "dataset",
+    "contribution",
+    "area",
+    "tag",
+    "session",
+    "day",
+)
 #: Query-string keys the page keeps in its links (filters, the query, mode and sort).
 KEPT = ("q", "mode", "sort", "limit", "year", "topic", "has_code", "starred", *_TEXT_FILTERS)
 
