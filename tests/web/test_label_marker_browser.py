@@ -7,7 +7,6 @@ label, and nothing before a real title. Screenshots: artifacts/label-*.png.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,29 +20,20 @@ from paperscope.web import i18n
 pytestmark = pytest.mark.browser
 
 QUERY = "dataset distillation"
+#: The title of the paper in the ``titled_csv`` fixture (tests/conftest.py).
 TITLE = "Distilling Datasets into a Handful of Synthetic Images"
 #: The marker each language shows before a generated label.
 MARKERS = {"en": LABEL_MARKER, "zh": i18n.ZH["label_marker"]}
 
 
 @pytest.fixture(scope="module")
-def marker_library(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path) -> Iterator[Library]:
+def marker_library(
+    tmp_path_factory: pytest.TempPathFactory, icml_dir: Path, titled_csv: tuple[Path, str]
+) -> Iterator[Library]:
     folder = tmp_path_factory.mktemp("marker")
-    titled = folder / "titled.csv"
-    with titled.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["title", "abstract", "venue", "year"])
-        writer.writerow(
-            [
-                TITLE,
-                "Dataset distillation compresses a large training set into a few synthetic images. We"
-                " distill a dataset by matching training trajectories and report accuracy on CIFAR-10.",
-                "ICLR",
-                2026,
-            ]
-        )
+    assert titled_csv[1] == TITLE
     lib = Library(folder / "marker.db")
-    lib.ingest([icml_dir / "000_9f997565051fc2a1.txt", titled])
+    lib.ingest([icml_dir / "000_9f997565051fc2a1.txt", titled_csv[0]])
     yield lib
     lib.close()
 
