@@ -21,10 +21,11 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 demo: install
 	$(BIN)/paperscope demo
 
-# Browser tests drive Debian's Chromium (never a downloaded browser); installed when missing and root.
+# Browser tests drive Debian's Chromium (never a downloaded browser), and the export tests read
+# back Debian's pandoc --citeproc rendering (tests/test_title_source.py); installed when missing and root.
 browser:
-	@test -x /usr/bin/chromium || { test "$$(id -u)" = 0 && apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ test -x /usr/bin/chromium && test -x /usr/bin/pandoc; } || { test "$$(id -u)" = 0 && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium pandoc >/dev/null; }
 
 test: install browser
 	$(BIN)/python -m pytest -q

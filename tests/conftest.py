@@ -8,6 +8,7 @@ if any test skipped, so CI runs every test.
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 from typing import NoReturn
@@ -180,6 +181,26 @@ def write_list(path: Path, body: str) -> Path:
     """Write a paper-list text file (UTF-8) and return its path."""
     path.write_text(body, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def titled_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """``(path, title)``: a CSV of one ICLR 2026 paper with a title, on dataset distillation."""
+    title = "Distilling Datasets into a Handful of Synthetic Images"
+    path = tmp_path_factory.mktemp("titled") / "titled.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract", "venue", "year"])
+        writer.writerow(
+            [
+                title,
+                "Dataset distillation compresses a large training set into a few synthetic images. We"
+                " distill a dataset by matching training trajectories and report accuracy on CIFAR-10.",
+                "ICLR",
+                2026,
+            ]
+        )
+    return path, title
 
 
 @pytest.fixture(scope="session")

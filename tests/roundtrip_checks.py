@@ -20,7 +20,7 @@ def norm(text: str | None) -> str:
 
 
 def expected(paper: Paper) -> dict[str, Any]:
-    """What an export of ``paper`` must read back as: title (or label), authors, venue name, abstract."""
+    """What an export of ``paper`` must read back as: title (or marked label), authors, venue name, abstract."""
     venue = venue_info(paper.venue)
     published = (
         venue
@@ -28,7 +28,7 @@ def expected(paper: Paper) -> dict[str, Any]:
         else None
     )
     return {
-        "title": norm(paper.title or paper.label),
+        "title": norm(paper.display_label),
         "authors": [norm(a) for a in paper.authors],
         "venue": norm(published.name) if published else "",
         "abstract": norm(paper.clean_text),

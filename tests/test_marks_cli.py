@@ -81,10 +81,11 @@ def test_list_filters_combine_in_the_cli(run, two: list[str]) -> None:
     assert listed("--noted", "--state", "maybe") == []
     assert listed("--state", "unseen") == []
     row = json.loads(run("list", "--state", "keep", "--json").stdout)[0]
-    assert set(row) == {"paper_id", "label", "venue", "year", "marks"}
+    assert set(row) == {"paper_id", "label", "title_source", "venue", "year", "marks"}
     assert (row["venue"], row["year"], row["marks"]["note"]) == ("ICML", 2026, "read first")
+    assert row["title_source"] == "generated" and not row["label"].startswith("[")  # the label, unmarked
     text = run("list", "--starred").stdout.splitlines()
-    assert any(line.startswith(f"{a}  ") and "[ICML 2026]" in line and "★ keep" in line for line in text)
+    assert f"{a}  [Label] {row['label']}  [ICML 2026]  ★ keep note" in text
 
 
 def test_list_filters_combine_in_the_json_api(tmp_path: Path, icml_dir: Path) -> None:

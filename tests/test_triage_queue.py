@@ -69,8 +69,8 @@ def test_recommended_order_learns_from_keeps_and_falls_back_until_then(unmarked:
     assert (after.order, after.ordered_by, after.notice) == ("recommended", "recommended", None)
     assert kept.paper_id not in [i.hit.paper_id for i in after.items]
     top = after.items[0].hit
-    # Explained: the kept paper it is like (by label) and the terms that weighed most.
-    assert top.like == [kept.label] and top.terms
+    # Explained: the kept paper it is like (by its label, marked) and the terms that weighed most.
+    assert top.like == [f"[Label] {kept.label}"] and top.terms
     assert [i.hit.score for i in after.items] == sorted((i.hit.score for i in after.items), reverse=True)
     # A reject of the top paper moves it out and reorders what follows.
     unmarked.set_triage(top.paper_id, "reject")

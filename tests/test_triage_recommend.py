@@ -103,7 +103,7 @@ def test_a_reject_pushes_papers_like_it_down() -> None:
 
 def test_explanations_name_terms_and_the_kept_papers(icml_library: Library) -> None:
     liked = [h.paper_id for h in icml_library.search("dataset distillation", limit=2, mode="bm25")]
-    titles = {icml_library.get(p).label for p in liked}
+    titles = {icml_library.get(p).display_label for p in liked}  # "[Label] …": no titles
     icml_library.star(liked[0])
     icml_library.set_triage(liked[1], "keep")
     hits = icml_library.recommend(limit=5)
@@ -147,7 +147,7 @@ def test_cli_recommend_prints_the_explanation(icml_library: Library, tmp_path: P
 
     pid = icml_library.search("dataset distillation", limit=1, mode="bm25")[0].paper_id
     icml_library.star(pid)
-    label = icml_library.get(pid).label
+    label = icml_library.get(pid).display_label
     db = str(icml_library.store.path)
     icml_library.close()
     result = CliRunner().invoke(cli, ["--db", db, "recommend", "--limit", "2"])

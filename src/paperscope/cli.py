@@ -19,6 +19,7 @@ import click
 
 from . import __version__
 from .errors import PaperscopeError
+from .models import LABEL_MARKER, marked_label
 
 if TYPE_CHECKING:
     from .library import Library
@@ -357,7 +358,7 @@ def _print_hits(hits: list[Hit]) -> None:
         click.echo("no results")
     for hit in hits:
         where = f"{hit.sources[0].file_name}:{hit.sources[0].line}" if hit.sources else ""
-        click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
+        click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.display_label}")
         legs = "  ".join(f"{leg} #{int(v['rank'])} ({v['score']:.3f})" for leg, v in hit.legs.items())
         click.echo(f"     {where}  {legs}".rstrip())
         if hit.snippet:
@@ -506,7 +507,7 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
     if not hits:
         click.echo("no results")
     for hit in hits:
-        click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.label}")
+        click.echo(f"{hit.rank:>3}. {hit.paper_id}  {hit.score:7.3f}  {hit.display_label}")
         if hit.like:
             click.echo(f"     like: {' | '.join(hit.like)}")
         if hit.terms:
@@ -699,9 +700,13 @@ def _card_lines(card: dict[str, Any]) -> list[str]:
 
 
 def _print_paper(paper: Paper, marks: dict[str, Any], attached: list[dict[str, Any]]) -> None:
-    click.echo(f"{paper.paper_id}  {paper.label}")
+    click.echo(f"{paper.paper_id}  {paper.display_label}")
     if paper.title:
-        click.echo(f"title:   {paper.title}")
+        click.echo(
+            f"title:   {paper.title}" + (" (from the program)" if paper.title_source == "program" else "")
+        )
+    else:
+        click.echo(f"title:   none in the source list ({LABEL_MARKER}: a label paperscope made)")
     if paper.venue or paper.year:
         click.echo(f"venue:   {paper.venue or '?'} {paper.year or ''}".rstrip())
     card = paper.card.to_dict() if paper.card else {}
@@ -1033,15 +1038,22 @@ def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token:
 
 
 def _marks_of(lib: Library, paper_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """``[{"paper_id", "label", "marks"}]`` of each paper (by id or prefix), in the order given."""
+    """``[{"paper_id", "label", "title_source", "marks"}]`` of each paper (by id or prefix), in the order given."""
     rows = []
     for paper_id in paper_ids:
         paper = lib.get(paper_id)
-        rows.append({"paper_id": paper.paper_id, "label": paper.label, "marks": lib.marks(paper.paper_id)})
+        rows.append(
+            {
+                "paper_id": paper.paper_id,
+                "label": paper.label,
+                "title_source": paper.title_source,
+                "marks": lib.marks(paper.paper_id),
+            }
+        )
     return rows
 
 
-_JSON_MARKS_HELP = 'Print [{"paper_id", "label", "marks"}] of the papers as JSON.'
+_JSON_MARKS_HELP = 'Print [{"paper_id", "label", "title_source", "marks"}] of the papers as JSON.'
 
 
 @_command()
@@ -1138,7 +1150,10 @@ def _marks_text(marks: dict[str, Any]) -> str:
 )
 @click.option("--noted", is_flag=True, help="Only papers with a note.")
 @click.option(
-    "--json", "as_json", is_flag=True, help='Print [{"paper_id", "label", "venue", "year", "marks"}].'
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print [{"paper_id", "label", "title_source", "venue", "year", "marks"}].',
 )
 @click.pass_context
 def list_command(
@@ -1155,6 +1170,7 @@ def list_command(
         {
             "paper_id": item["paper"].paper_id,
             "label": item["paper"].label,
+            "title_source": item["paper"].title_source,
             "venue": item["paper"].venue,
             "year": item["paper"].year,
             "marks": item["marks"],
@@ -1166,7 +1182,8 @@ def list_command(
         return
     for row in rows:
         where = " ".join(str(v) for v in (row["venue"], row["year"]) if v)
-        click.echo(f"{row['paper_id']}  {row['label']}  [{where or '-'}]  {_marks_text(row['marks'])}")
+        label = marked_label(row["label"], row["title_source"])
+        click.echo(f"{row['paper_id']}  {label}  [{where or '-'}]  {_marks_text(row['marks'])}")
     click.echo(f"{len(rows)} paper(s)", err=True)
 
 
@@ -1561,7 +1578,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
             else f"\n{t.name}  ({t.size} papers)"
         )
         for pid in t.representative_ids:
-            click.echo(f"      {pid}  {lib.get(pid).label}")
+            click.echo(f"      {pid}  {lib.get(pid).display_label}")
         for c in children.get(t.topic_id, []):
             click.echo(f"   [{c.topic_id}] {c.name}  ({c.size})")
 

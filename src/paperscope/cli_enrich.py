@@ -76,7 +76,7 @@ def _print_suggestion(lib: Library, s: dict[str, Any], position: int, total: int
     entry = s["entry"]
     width = _width()
     click.echo("─" * width)
-    click.secho(f"[{position:,}/{total:,}] {paper.label}", bold=True)
+    click.secho(f"[{position:,}/{total:,}] {paper.display_label}", bold=True)
     click.echo(f"({paper.paper_id})")
     lines = textwrap.wrap(paper.clean_text, width=width)
     click.echo("\n".join(lines[:_ABSTRACT_LINES]) + (" …" if len(lines) > _ABSTRACT_LINES else ""))

@@ -54,7 +54,7 @@ def print_item(item: QueueItem, position: int, total: int, lib: Library) -> None
     paper = lib.get(hit.paper_id)
     width = _width()
     click.echo("─" * width)
-    click.secho(f"[{position:,}/{total:,}] {hit.label}", bold=True)
+    click.secho(f"[{position:,}/{total:,}] {hit.display_label}", bold=True)
     meta = [" ".join(str(v) for v in (hit.venue, hit.year) if v), hit.decision or ""]
     if item.topic and item.topic.get("topic"):
         meta.append(f"topic: {item.topic['topic']}")

@@ -109,6 +109,7 @@ def _hit(row: papers.HitRow, paper_id: str, rank: int, score: float, **extra: An
         label=row.label,
         sources=row.sources,
         title=row.title,
+        title_source=row.title_source,
         venue=row.venue,
         year=row.year,
         authors=row.authors,
@@ -1377,7 +1378,9 @@ class Library:
             raise InputError(str(exc)) from None
         liked = {paper_ids[r] for rec in ranked for r in rec.like}
         rows = papers.hit_rows(conn, [paper_ids[rec.row] for rec in ranked] + sorted(liked))
-        likes = [[rows[paper_ids[r]].label for r in rec.like if paper_ids[r] in rows] for rec in ranked]
+        likes = [
+            [rows[paper_ids[r]].display_label for r in rec.like if paper_ids[r] in rows] for rec in ranked
+        ]
         return _ranked_hits(rows, paper_ids, ranked, "svm", likes)
 
     def recommend_like(self, path: str | Path, limit: int = 10) -> list[Hit]:
@@ -1433,7 +1436,7 @@ class Library:
         )
         rows = papers.hit_rows(self.store.conn, [paper_ids[rec.row] for rec in ranked])
         return _ranked_hits(
-            rows, paper_ids, ranked, "like", [[mine[j].label for j in rec.like] for rec in ranked]
+            rows, paper_ids, ranked, "like", [[mine[j].display_label for j in rec.like] for rec in ranked]
         )
 
     def _require_vectors(self) -> None:

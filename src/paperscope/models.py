@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 __all__ = [
+    "TITLE_SOURCES",
+    "LABEL_MARKER",
+    "marked_label",
     "Source",
     "Record",
     "Paper",
@@ -17,6 +20,33 @@ __all__ = [
     "Conflict",
     "Topic",
 ]
+
+
+#: Where the title a paper shows comes from: ``source`` (the input file gave it), ``program``
+#: (``paperscope enrich --program`` attached it; an ``enrichments`` row, migration 9, records it)
+#: or ``generated`` (no title: the card's label, else the abstract's first words, stands in).
+TITLE_SOURCES = ("source", "program", "generated")
+
+#: What marks a generated label wherever it stands in for a title: CLI lines, web headings and
+#: results, and the title of every export (the label itself stays unmarked in ``label``).
+#:
+#: Decision (issue 23): a bracketed prefix, ``"[Label] "`` + the label. A prefix is read first,
+#: so a reader scanning a list, a bibliography or a CSV column never takes the label for the
+#: paper's title; the brackets say it is not part of the text; and it is capitalised because
+#: citation processors change the case of titles: pandoc's citeproc title-cases an English title
+#: ("[label]" came out "[Label]") and sentence case keeps a first word's capital, so "[Label]"
+#: reads the same in every style (BibTeX, whose styles lower-case titles, gets it braced). The
+#: web app shows the same text in English and its translation in Chinese (``web/i18n.py``).
+LABEL_MARKER = "[Label]"
+
+
+def marked_label(label: str, title_source: str | None) -> str:
+    """Return ``label`` as a person should read it: with :data:`LABEL_MARKER` first when generated.
+
+    A title (``source`` or ``program``) is returned as it is; so is an empty label (a hit whose
+    details were not read).
+    """
+    return f"{LABEL_MARKER} {label}" if title_source == "generated" and label else label
 
 
 @dataclass(frozen=True)
@@ -102,6 +132,25 @@ class Paper:
     external_ids: dict[str, str] = field(default_factory=dict)
     sources: list[Source] = field(default_factory=list)
     card: Card | None = None
+    #: True when the title was attached from a conference program (the store sets it from the
+    #: ``enrichments`` table); see :attr:`title_source`.
+    is_program_title: bool = False
+
+    @property
+    def title_source(self) -> str:
+        """Where the title comes from: one of :data:`TITLE_SOURCES`.
+
+        Derived, not stored: no title is ``generated``; a title attached by ``enrich`` (an
+        ``enrichments`` row for the paper) is ``program``; any other title is ``source``.
+        """
+        if not self.title:
+            return "generated"
+        return "program" if self.is_program_title else "source"
+
+    @property
+    def display_label(self) -> str:
+        """:attr:`label` as shown to a person: marked with :data:`LABEL_MARKER` when generated."""
+        return marked_label(self.label, self.title_source)
 
     @property
     def label(self) -> str:
@@ -122,6 +171,7 @@ class Paper:
             "paper_id": self.paper_id,
             "label": self.label,
             "title": self.title,
+            "title_source": self.title_source,
             "authors": self.authors,
             "abstract": self.abstract,
             "clean_text": self.clean_text,
@@ -148,6 +198,8 @@ class Hit:
     (None for title-less lists; ``label`` is then the card's label), ``venue``, ``year``,
     ``authors``, ``decision``, ``area`` (the source's area, else the card's predicted one),
     ``has_code`` and ``links`` (``{kind: url}``, see :func:`paperscope.links.paper_links`).
+    ``title_source`` is one of :data:`TITLE_SOURCES` (``generated``: ``label`` stands in for a
+    title, see :attr:`display_label`); None for a hit whose details were not read (``label`` "").
     """
 
     paper_id: str
@@ -167,10 +219,17 @@ class Hit:
     area: str | None = None
     has_code: bool = False
     links: dict[str, str] = field(default_factory=dict)
-    #: Recommendations only: the labels (title, else card label) of the kept papers, or of the
-    #: user's own papers (``recommend --like``), this hit is closest to, closest first;
-    #: empty for search and related hits.
+    #: Recommendations only: the labels (title, else card label, marked as
+    #: :attr:`Paper.display_label` is) of the kept papers, or of the user's own papers
+    #: (``recommend --like``), this hit is closest to, closest first; empty for search and
+    #: related hits.
     like: list[str] = field(default_factory=list)
+    title_source: str | None = None
+
+    @property
+    def display_label(self) -> str:
+        """:attr:`label` as shown to a person: marked with :data:`LABEL_MARKER` when generated."""
+        return marked_label(self.label, self.title_source)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape of a hit (``sources`` by file name, see :meth:`Source.to_dict`)."""
@@ -180,6 +239,7 @@ class Hit:
             "score": self.score,
             "label": self.label,
             "title": self.title,
+            "title_source": self.title_source,
             "venue": self.venue,
             "year": self.year,
             "authors": list(self.authors),

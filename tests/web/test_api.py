@@ -428,8 +428,10 @@ def test_related_and_recommend(client: TestClient) -> None:
     client.put(f"/api/papers/{apm}/star")
     recommended = client.get("/api/recommend").json()["data"]
     assert apm not in [h["paper_id"] for h in recommended] and len(recommended) == 1
-    # The explanation survives the response model: the kept paper it is closest to, by label.
-    assert recommended[0]["like"] == [client.app.state.library.get(apm).label]
+    # The explanation survives the response model: the kept paper it is closest to, by its label
+    # as shown ("[Label] …": the ICML papers have no title).
+    assert recommended[0]["like"] == [client.app.state.library.get(apm).display_label]
+    assert recommended[0]["like"][0].startswith("[Label] APM")
     assert related["data"][0]["like"] == []
 
 

@@ -34,13 +34,13 @@ def test_the_page_shows_progress_the_paper_its_keys_and_what_follows(unmarked: L
             "By recommendation",
             "Topic by topic",
             "Nothing is kept or starred yet, so the queue goes topic by topic.",
-            paper.label,
+            paper.display_label,  # "[Label] …": the ICML lists have no titles
             "1 skimmed 2 maybe 3 keep 4 reject s skip u undo",
             "Card",
             "Abstract",
             paper.clean_text[:80],
             "Up next",
-            *[item.hit.label for item in expected.items[1:]],
+            *[item.hit.display_label for item in expected.items[1:]],
         ):
             assert text in shown, text
         assert first.topic["topic"] in shown
@@ -49,7 +49,7 @@ def test_the_page_shows_progress_the_paper_its_keys_and_what_follows(unmarked: L
         after = client.get("/queue").text
         assert _current(after) != first.hit.paper_id
         assert "1 of 95 seen" in _text(after) and "keep 1" in _text(after)
-        assert f"like {paper.label}" in _text(after)  # why next: the kept paper it is like
+        assert f"like {paper.display_label}" in _text(after)  # why next: the kept paper it is like
         assert "Nothing is kept or starred yet" not in _text(after)
         client.cookies.set("paperscope_lang", "zh")
         zh = _text(client.get("/queue").text)

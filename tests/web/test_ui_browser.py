@@ -119,7 +119,7 @@ def test_research_flow_in_the_browser(flow_library: Library, tmp_path: Path) -> 
         assert urlsplit(page.url).path == f"/paper/{paper_id}"
         paper = lib.get(paper_id)
         card = paper.card.to_dict()
-        assert page.inner_text("h1#paper-title").strip() == paper.label
+        assert page.inner_text("h1#paper-title").strip() == paper.display_label  # "[Label] …"
 
         # 4. Every card field reads as text, as stored.
         for part in ("main", "#card-fields", "#abstract"):
@@ -171,7 +171,7 @@ def test_research_flow_in_the_browser(flow_library: Library, tmp_path: Path) -> 
             related.first.locator(f"a[href='/paper/{other_id}']").click()
         page.wait_for_selector("h1#paper-title")
         _wait_ok(page, log, "related paper")
-        assert page.inner_text("h1#paper-title").strip() == lib.get(other_id).label
+        assert page.inner_text("h1#paper-title").strip() == lib.get(other_id).display_label
 
         # 7. Star and tag it: the page shows it and the library has it.
         assert page.get_attribute("button#star", "aria-pressed") == "false"
@@ -373,7 +373,7 @@ def test_the_html_reading_list_reads_well_grouped_by_topic_and_escapes_paper_tex
             article = page.locator(f"article#p-{hit.paper_id}")
             assert article.count() == 1
             title = article.locator("h3").inner_text()
-            assert title == (hit.title or hit.label)
+            assert title == hit.display_label
             assert "ICML · 2026" in article.locator(".meta").inner_text()
         assert page.locator("article dl dt").all_inner_texts()[:1] in (["Code"], ["Methods"], ["Tasks"])
         screenshot(page, "export-html")

@@ -139,7 +139,7 @@ def map_payload(
             "topic_id": [assigned[p.paper_id]["topic_id"] for p in rows],
             "subtopic_id": [assigned[p.paper_id]["subtopic_id"] for p in rows],
             "is_outlier": [int(assigned[p.paper_id]["is_outlier"]) for p in rows],
-            "label": [p.label for p in rows],
+            "label": [p.display_label for p in rows],  # a generated label marked "[Label] …"
             "title": [p.title or "" if not compact or p.title != p.label else "" for p in rows],
             "authors": [p.authors for p in rows],
             "venue": [" ".join(str(v) for v in (p.venue, p.year) if v) for p in rows],

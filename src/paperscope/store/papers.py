@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from ..errors import InputError, NotFound
-from ..models import Card, Paper, Source
+from ..models import Card, Paper, Source, marked_label
 from ..text import segment
 
 __all__ = [
@@ -34,6 +34,10 @@ __all__ = [
 _JSON_FIELDS = ("authors", "keywords", "urls", "external_ids")
 _SCALAR_FIELDS = ("title", "venue", "year", "decision", "source_area")
 _CHUNK = 500  # bound parameters per IN (...) list, well under SQLite's limit
+#: SQL, 1 when the paper's title came from a conference program: ``enrich`` attaches a title only
+#: to a paper without one and ``enrich --undo`` deletes the row, so a row means the title now
+#: shown is the program's (``Paper.title_source``; derived, no column of its own).
+_PROGRAM_TITLE = "EXISTS (SELECT 1 FROM enrichments e WHERE e.paper_id = papers.paper_id) AS program_title"
 
 
 def existing_ids(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> set[str]:
@@ -236,6 +240,7 @@ def _paper_from_row(row: sqlite3.Row, sources: list[Source], card: Card | None) 
         external_ids=json.loads(row["external_ids"]),
         sources=sources,
         card=card,
+        is_program_title=bool(row["program_title"]) if "program_title" in row.keys() else False,
     )
 
 
@@ -246,7 +251,7 @@ def get_paper(conn: sqlite3.Connection, paper_id: str) -> Paper:
         NotFound: no paper has this ``paper_id``.
 
     """
-    row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
+    row = conn.execute(f"SELECT *, {_PROGRAM_TITLE} FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
     if row is None:
         raise NotFound(f"no paper with paper_id {paper_id!r}; try `paperscope search` to find one")
     sources = [
@@ -266,6 +271,7 @@ class HitRow(NamedTuple):
     sources: list[Source]
     title: str | None
     clean_text: str
+    title_source: str
     venue: str | None
     year: int | None
     authors: list[str]
@@ -274,11 +280,17 @@ class HitRow(NamedTuple):
     has_code: bool
     links: dict[str, str]
 
+    @property
+    def display_label(self) -> str:
+        """The label as shown to a person (see :attr:`Paper.display_label`)."""
+        return marked_label(self.label, self.title_source)
+
 
 def hit_rows(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, HitRow]:
     """Return ``paper_id -> HitRow`` for the listed papers that exist.
 
-    The label is :attr:`Paper.label` (title, else the card's label, else the first words);
+    The label is :attr:`Paper.label` (title, else the card's label, else the first words) and
+    ``title_source`` :attr:`Paper.title_source`;
     ``area`` is the card's area label (the source's own area when the record had one, else the
     predicted one), else the source area; ``links`` come from
     :func:`paperscope.links.paper_links`. Three queries for all the ids together, reading only
@@ -308,18 +320,20 @@ def hit_rows(conn: sqlite3.Connection, paper_ids: list[str]) -> dict[str, HitRow
         }
         for r in conn.execute(
             "SELECT paper_id, title, clean_text, venue, year, authors, decision, source_area, urls,"
-            f" external_ids FROM papers WHERE paper_id IN ({marks})",
+            f" external_ids, {_PROGRAM_TITLE} FROM papers WHERE paper_id IN ({marks})",
             chunk,
         ):
             paper_id, title, clean_text = r[0], r[1], r[2]
             label, card_area, code_json, project_json = cards.get(paper_id, (None, None, None, None))
             code_urls = json.loads(code_json) if code_json else []
-            paper = Paper(paper_id, "", clean_text, title, card=None if label is None else Card(label=label))
+            card = None if label is None else Card(label=label)
+            paper = Paper(paper_id, "", clean_text, title, card=card, is_program_title=bool(r[10]))
             out[paper_id] = HitRow(
                 label=paper.label,
                 sources=sources.get(paper_id, []),
                 title=title,
                 clean_text=clean_text,
+                title_source=paper.title_source,
                 venue=r[3],
                 year=r[4],
                 authors=json.loads(r[5]),
@@ -349,7 +363,7 @@ def iter_papers(conn: sqlite3.Connection, decision: str | None = None) -> Iterat
         ("", ()) if decision is None else (" WHERE papers.decision = ? COLLATE NOCASE", (decision,))
     )
     cursor = conn.execute(
-        "SELECT papers.*, cards.data AS card_data FROM papers"
+        f"SELECT papers.*, cards.data AS card_data, {_PROGRAM_TITLE} FROM papers"
         f" LEFT JOIN cards USING (paper_id){where} ORDER BY papers.rowid",
         params,
     )

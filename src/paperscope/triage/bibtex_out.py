@@ -22,7 +22,12 @@ pybtex's decoder (latexcodec) has no escape for ``$``, ``{`` or ``}``: it reads 
 ``\$`` and ``\{`` as ``\``. Those are the only characters whose text differs through pybtex.
 
 In titles, words with a capital after their first letter ("LLMs", "MoNet", "GPT-4") are braced so
-styles that lower-case titles keep them. URLs, DOIs and arXiv ids are written verbatim.
+styles that lower-case titles keep them, and so is the marker of a generated label (``{[Label]}``,
+:data:`~paperscope.models.LABEL_MARKER`). URLs, DOIs and arXiv ids are written verbatim.
+
+A generated label's note (:data:`.entry.LABEL_NOTE`) is in ``note`` (BibTeX and biblatex styles
+print it) and in ``type``: pandoc's citeproc drops ``note`` but prints ``type`` (its CSL ``genre``)
+after the title, in every entry type; BibTeX's ``@inproceedings`` styles ignore ``type``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any
 from pylatexenc.latexencode import RULE_REGEX, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
 
 from ..models import Paper
-from .entry import ExportEntry, entry_of
+from .entry import LABEL_MARKER, LABEL_NOTE, ExportEntry, entry_of
 
 __all__ = ["write_bibtex", "bibtex_entry", "latex_escape"]
 
@@ -109,7 +114,10 @@ def _url(url: str) -> str:
 
 def bibtex_fields(entry: ExportEntry) -> tuple[str, list[tuple[str, str]]]:
     """Return ``(entry type, [(field, BibTeX value without the outer braces)])`` of one entry."""
-    fields = [("title", _title(entry.title))]
+    if entry.title_is_label and entry.title.startswith(LABEL_MARKER):
+        fields = [("title", "{" + LABEL_MARKER + "} " + _title(entry.title[len(LABEL_MARKER) :]))]
+    else:
+        fields = [("title", _title(entry.title))]
     if entry.authors:
         fields.append(("author", " and ".join(_author(a) for a in entry.authors)))
     kind = entry.kind
@@ -132,6 +140,8 @@ def bibtex_fields(entry: ExportEntry) -> tuple[str, list[tuple[str, str]]]:
     if entry.tags:
         fields.append(("keywords", latex_escape(", ".join(entry.tags))))
     fields.append(("abstract", latex_escape(entry.abstract)))
+    if entry.title_is_label:
+        fields.append(("type", latex_escape(LABEL_NOTE)))
     if entry.full_note:
         fields.append(("note", latex_escape(entry.full_note)))
     bibtype = {"conference": "inproceedings", "journal": "article"}.get(kind, "misc")

@@ -6,6 +6,10 @@ key, ``type`` ``paper-conference`` / ``article-journal`` / ``article`` (no venue
 ``names.split_name``), ``container-title``, ``publisher``, ``issued`` ``{"date-parts": [[year]]}``,
 ``URL`` the paper's own page, ``DOI``, ``abstract``, ``keyword`` (the tags, comma-separated as
 CSL has it) and ``note`` (the user's note, then the code link and the arXiv id, one per line).
+
+A generated label (``title`` starts with :data:`~paperscope.models.LABEL_MARKER`) has its note,
+:data:`.entry.LABEL_NOTE`, in ``note`` and in ``genre``: citeproc styles print no ``note``, while
+pandoc's default (Chicago author-date) prints ``genre`` after the title for every item type.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 from .. import strict_json
 from ..models import Paper
-from .entry import ExportEntry, entry_of
+from .entry import LABEL_NOTE, ExportEntry, entry_of
 from .names import split_name
 
 __all__ = ["write_csl_json", "csl_item"]
@@ -38,6 +42,8 @@ def csl_item(entry: ExportEntry) -> dict[str, Any]:
         item["URL"] = entry.url
     if entry.doi:
         item["DOI"] = entry.doi
+    if entry.title_is_label:
+        item["genre"] = LABEL_NOTE
     item["abstract"] = entry.abstract
     if entry.tags:
         item["keyword"] = ", ".join(entry.tags)

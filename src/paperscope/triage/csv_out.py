@@ -8,7 +8,9 @@ reader would split at a comma or "and" ends in ``;``), ``venue``,
 ``arxiv_id`` and ``openreview_id``. The marks use names ingest ignores (``user_tags``, ``state``,
 ``starred``, ``note``) so they never turn into paper keywords; ``paperscope restore`` is the way
 to carry marks across libraries. ``topic_label`` is paperscope's topic (not ``topic``, which
-ingest would read as the source's area).
+ingest would read as the source's area). ``label`` is what a person reads as the paper's name (the
+title, or the generated label marked :data:`~paperscope.models.LABEL_MARKER`), ``title`` only a
+real title, and ``title_source`` says where it came from (``Paper.title_source``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ CSV_COLUMNS = [
     "citation_key",
     "label",
     "title",
+    "title_source",
     "authors",
     "abstract",
     "venue",
@@ -69,8 +72,9 @@ def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
     return [
         paper.paper_id,
         entry.key,
-        paper.label,
+        paper.display_label,
         paper.title or "",
+        paper.title_source,
         _list_cell(paper.authors, split_authors),
         paper.abstract,
         paper.venue or "",

@@ -2,6 +2,11 @@
 
 The BibTeX, RIS, CSL-JSON, CSV and Markdown writers take the same fields from here, so they agree
 on the title, the paper's own page, the code link and the note.
+
+A paper without a title (``Paper.title_source`` ``generated``) is exported under its label marked
+with :data:`~paperscope.models.LABEL_MARKER` ("[Label] NAME — what it does"), and its note says
+so (:data:`LABEL_NOTE`); BibTeX and CSL-JSON also carry the note in the field citation styles
+print (BibTeX ``type``, CSL ``genre``), because citeproc (pandoc's, Zotero's) prints no ``note``.
 """
 
 from __future__ import annotations
@@ -12,10 +17,10 @@ from typing import Any
 
 from ..extract.claims import claim_text
 from ..links import paper_links
-from ..models import Paper
+from ..models import LABEL_MARKER, Paper
 from .venues import Venue, venue_info
 
-__all__ = ["ExportEntry", "entry_of", "card_summary", "LABEL_NOTE", "SUMMARY_CLAIMS"]
+__all__ = ["ExportEntry", "entry_of", "card_summary", "LABEL_NOTE", "LABEL_MARKER", "SUMMARY_CLAIMS"]
 
 #: The note an entry carries when its title is paperscope's label (the list gave no title).
 LABEL_NOTE = "Title given by paperscope (the source list has no title)."
@@ -32,6 +37,7 @@ class ExportEntry:
 
     paper_id: str
     key: str
+    #: The title, or the label marked with LABEL_MARKER when the paper has none.
     title: str
     title_is_label: bool
     authors: list[str]
@@ -83,8 +89,8 @@ def entry_of(paper: Paper, info: dict[str, Any]) -> ExportEntry:
     return ExportEntry(
         paper_id=paper.paper_id,
         key=info.get("key") or f"paperscope{paper.paper_id}",
-        title=paper.title or paper.label,
-        title_is_label=not paper.title,
+        title=paper.display_label,
+        title_is_label=paper.title_source == "generated",
         authors=list(paper.authors),
         venue=venue,
         year=paper.year,

@@ -35,9 +35,9 @@ def md(text: object) -> str:
 def _item(paper: Paper, info: dict[str, Any]) -> str:
     marks = info["marks"]
     entry = entry_of(paper, info)
-    label = f"**{md(paper.label)}**"
+    label = f"**{md(entry.title)}**"
     if entry.url and is_web_url(entry.url):
-        label = f"**[{md(paper.label)}](<{entry.url}>)**"
+        label = f"**[{md(entry.title)}](<{entry.url}>)**"
     line = f"- [ ] {'★ ' if marks['starred'] else ''}{label}"
     venue = " ".join(str(v) for v in (paper.venue, paper.year) if v)
     if venue:

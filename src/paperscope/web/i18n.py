@@ -13,6 +13,8 @@ from typing import Any
 
 from starlette.requests import Request
 
+from ..models import LABEL_MARKER
+
 __all__ = ["LANGS", "COOKIE", "HTML_LANG", "CATALOGUE", "lang_of", "translator", "js_strings", "Translator"]
 
 log = logging.getLogger(__name__)
@@ -595,6 +597,15 @@ EN.update(
         "schedule_paper_link": "paper page",
     }
 )
+# A generated label standing in for a title (Paper.title_source "generated"): the marker shown
+# before it, and what the marker means (its tooltip). English uses models.LABEL_MARKER itself.
+EN.update(
+    {
+        "label_marker": LABEL_MARKER,
+        "label_marker_help": "The source list gives no title: paperscope made this label from the abstract.",
+        "js_label_marker": LABEL_MARKER,
+    }
+)
 ZH.update(
     {
         "nav_schedule": "日程",
@@ -621,6 +632,9 @@ ZH.update(
         "schedule_clash": "冲突论文：{other}",
         "schedule_room": "地点：{room}",
         "schedule_paper_link": "论文页面",
+        "label_marker": "[生成名称]",
+        "label_marker_help": "原列表没有标题：这是 paperscope 根据摘要生成的名称。",
+        "js_label_marker": "[生成名称]",
     }
 )
 EN["js_line"] = "line {n}"

@@ -13,6 +13,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
+#: The values of ``title_source`` (``paperscope.models.TITLE_SOURCES``).
+TitleSource = Literal["source", "program", "generated"]
+
 __all__ = [
     "Envelope",
     "ErrorResponse",
@@ -88,8 +91,12 @@ class HitModel(BaseModel):
     paper_id: str
     rank: int = Field(description="1-based rank in this answer.")
     score: float = Field(description="The fused (RRF) score, or the one leg's raw score.")
-    label: str = Field(description="The title, else the card's 'NAME — what it does' label.")
-    title: str | None
+    label: str = Field(description="The title, else the card's 'NAME — what it does' label (never marked).")
+    title: str | None = Field(description="The paper's title; null when it has none (never a label).")
+    title_source: TitleSource | None = Field(
+        description="Where the title comes from; 'generated': no title, `label` stands in for one and a"
+        " client marks it as a label. Null only for a hit whose details were not read (label '')."
+    )
     venue: str | None
     year: int | None
     authors: list[str]
@@ -109,7 +116,8 @@ class HitModel(BaseModel):
     like: list[str] = Field(
         default_factory=list,
         description="Recommendations: the labels of the kept papers (or, for papers like mine, of the"
-        " user's own papers) this hit is closest to, closest first; empty for search and related hits.",
+        " user's own papers) this hit is closest to, closest first, a generated label marked '[Label] …';"
+        " empty for search and related hits.",
     )
 
 
@@ -128,8 +136,12 @@ class PaperModel(BaseModel):
     """One stored paper: metadata, texts, provenance and card (the export shape)."""
 
     paper_id: str
-    label: str
-    title: str | None
+    label: str = Field(description="The title, else the card's 'NAME — what it does' label (never marked).")
+    title: str | None = Field(description="The paper's title; null when it has none (never a label).")
+    title_source: TitleSource = Field(
+        description="'source': the input file gave the title; 'program': `paperscope enrich --program`"
+        " attached it; 'generated': no title, `label` stands in for one and a client marks it as a label."
+    )
     authors: list[str]
     abstract: str = Field(description="The text as the source had it.")
     clean_text: str = Field(description="Normalised text: LaTeX and markup made readable.")
@@ -253,6 +265,7 @@ class SuggestionModel(BaseModel):
     suggestion_id: int
     paper_id: str
     label: str = Field(description="The paper's label now (the card's, as it has no title).")
+    title_source: TitleSource = Field(description="'generated' while the paper has no title.")
     abstract: str = Field(description="The start of the paper's clean text.")
     program: str = Field(description="The program file's name.")
     rank: int = Field(description="1: the entry leg A ranked first for the paper.")

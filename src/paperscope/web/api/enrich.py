@@ -43,6 +43,7 @@ def suggestion_views(lib: Any) -> list[dict[str, Any]]:
                 "suggestion_id": s["suggestion_id"],
                 "paper_id": paper.paper_id,
                 "label": paper.label,
+                "title_source": paper.title_source,
                 "abstract": text
                 if len(text) <= ABSTRACT_CHARS
                 else text[:ABSTRACT_CHARS].rsplit(" ", 1)[0] + " …",

@@ -82,6 +82,7 @@ def _related_view(lib: Any, hit: Any) -> dict[str, Any]:
     return {
         "paper_id": hit.paper_id,
         "label": hit.label,
+        "title_source": hit.title_source,
         "meta": " ".join(str(v) for v in (venue, year) if v),
         "terms": list(hit.terms)[:8],
     }

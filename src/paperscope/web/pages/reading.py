@@ -73,6 +73,7 @@ def reading_page(request: Request) -> HTMLResponse:
             {
                 "paper_id": it["paper"].paper_id,
                 "label": it["paper"].label,
+                "title_source": it["paper"].title_source,
                 "venue": it["paper"].venue,
                 "year": it["paper"].year,
                 "marks": it["marks"],

@@ -80,6 +80,7 @@ def _hit_view(hit: Any, marks: dict[str, Any], topic: dict[str, Any] | None) -> 
     return {
         "paper_id": hit.paper_id,
         "label": hit.label,
+        "title_source": hit.title_source,
         "venue": getattr(hit, "venue", None),
         "year": getattr(hit, "year", None),
         "authors": list(getattr(hit, "authors", None) or []),

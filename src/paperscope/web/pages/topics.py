@@ -26,14 +26,16 @@ def topics_page(request: Request) -> HTMLResponse:
     with library_of(request) as lib:
         found = lib.topics()
         stale = lib.topics_are_stale() if found else False
-        labels: dict[str, str] = {}
+        labels: dict[str, tuple[str, str]] = {}
 
-        def label(paper_id: str) -> str | None:
+        def label(paper_id: str) -> tuple[str, str] | None:
+            """Return the paper's (label, title_source), None for a paper removed since the fit."""
             if paper_id not in labels:
                 try:
-                    labels[paper_id] = lib.get(paper_id).label
-                except NotFound:  # a paper removed since the fit
+                    paper = lib.get(paper_id)
+                except NotFound:
                     return None
+                labels[paper_id] = (paper.label, paper.title_source)
             return labels[paper_id]
 
         def view(topic: Any) -> dict[str, Any]:
@@ -44,7 +46,7 @@ def topics_page(request: Request) -> HTMLResponse:
                 "size": topic.size,
                 "key_phrases": list(topic.key_phrases[:8]),
                 "unassigned": topic.is_unassigned,
-                "representatives": [(pid, text) for pid, text in reps if text],
+                "representatives": [(pid, *named) for pid, named in reps if named and named[0]],
                 "subtopics": [],
             }
 

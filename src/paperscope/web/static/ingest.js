@@ -126,7 +126,10 @@
       fresh.append(li);
       if (i < LABELS_SHOWN) {
         api(`/api/papers/${encodeURIComponent(paperId)}`)
-          .then((paper) => { link.textContent = paper.label; })
+          .then((paper) => {
+            // A generated label (no title in the list) is marked, as on the server-rendered pages.
+            link.textContent = paper.title_source === "generated" ? `${t("label_marker")} ${paper.label}` : paper.label;
+          })
           .catch(() => {});
       }
     }
