@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import bibtexparser
+import icalendar
 import pytest
 import rispy
 from bibtexparser.middlewares import LatexDecodingMiddleware
@@ -28,6 +29,7 @@ from fastapi.testclient import TestClient
 from paperscope import Library
 from paperscope.cli import cli
 from paperscope.models import LABEL_MARKER, TITLE_SOURCES, Paper
+from paperscope.store.sessions import save_sessions
 from paperscope.triage.entry import LABEL_NOTE
 from paperscope.triage.export import EXPORT_FORMATS
 from paperscope.triage.markdown_out import md
@@ -119,6 +121,25 @@ def test_every_export_format_marks_the_generated_label(mixed) -> None:
     headings = re.findall(r"<h3>(.*?)</h3>", _export(lib, "html"))
     assert sorted(html.unescape(h) for h in headings) == sorted([marked, TITLE])
     checked.add("html")
+
+    # A calendar event's summary names the paper as the other formats do. A title-less paper
+    # has no session unless one is stored for it (enrich gives a title with its sessions), so
+    # one is stored here through the store, as attach does.
+    session = {
+        "kind": "poster",
+        "name": "Poster 1",
+        "starts_at": "2026-07-14T11:00:00-07:00",
+        "ends_at": "2026-07-14T13:30:00-07:00",
+        "timezone": None,
+        "room": None,
+        "url": None,
+        "line": 2,
+    }
+    with lib.store.conn:
+        save_sessions(lib.store.conn, apm.paper_id, "program.csv", 2, [session])
+    events = icalendar.Calendar.from_ical(_export(lib, "ics")).walk("VEVENT")
+    assert [str(e["summary"]) for e in events] == [f"Poster: {marked}"]
+    checked.add("ics")
 
     assert checked == set(EXPORT_FORMATS)
 
