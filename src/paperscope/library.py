@@ -1769,14 +1769,19 @@ class Library:
 
     # -- titles from the program (issue 15) -------------------------------------------------
     def enrich(
-        self, program: str | Path, column_map: Mapping[str, str] | None = None, dense: bool = True
+        self,
+        program: str | Path,
+        column_map: Mapping[str, str] | None = None,
+        dense: bool = True,
+        matcher: str = "assignment",
     ) -> Any:
-        """Match the title-less papers to a conference program and attach the agreed entries.
+        """Match the title-less papers to a conference program and attach the matched entries.
 
-        See :mod:`paperscope.enrich` (two rankings, attached only when they agree; the rest are
-        stored as suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors in
-        leg A when every paper has one, and then embeds the attached papers again (their vector
-        covers title and text). Returns an :class:`~paperscope.enrich.EnrichReport`.
+        See :mod:`paperscope.enrich` (a learned pair score and a one-to-one assignment, or with
+        ``matcher="margins"`` issue 15's two agreeing rankings; the rest are stored as
+        suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors when every
+        paper has one, and then embeds the attached papers again (their vector covers title and
+        text). Returns an :class:`~paperscope.enrich.EnrichReport`.
 
         Raises:
             InputError: the program file cannot be read (the message names the file and line).
@@ -1785,7 +1790,7 @@ class Library:
         from .enrich.run import enrich_library
 
         had_vectors = dense and len(self) > 0 and not self.missing_vectors()
-        report = enrich_library(self, program, dict(column_map or {}), dense=dense)
+        report = enrich_library(self, program, dict(column_map or {}), dense=dense, matcher=matcher)
         self._bm25 = None
         if had_vectors and report.attached:
             self.embed()  # the attached titles changed those papers' content hash (title + text)
