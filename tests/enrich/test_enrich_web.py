@@ -74,9 +74,7 @@ def test_paper_page_api_and_show_give_the_session_and_where_the_title_came_from(
         assert attached["entry_line"] == index + 2  # the header is line 1
         shown = _text(client.get(f"/paper/{pid}").text)
         assert "Session: Poster session 2" in shown
-        assert (
-            f"from the program program.csv, line {index + 2} (matched automatically)" in shown
-        )
+        assert f"from the program program.csv, line {index + 2} (matched automatically)" in shown
         assert (
             "title, authors, decision, links, ids from the program" in shown and "external_ids" not in shown
         )

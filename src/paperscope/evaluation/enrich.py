@@ -79,7 +79,6 @@ SMALL_LIBRARY, SMALL_RUNS = 300, 3
 OPEN_SHARES = (1 / 3, 2 / 3)
 #: The settings, in print order (a small setting pools its ``SMALL_RUNS`` libraries).
 SETTINGS = ("closed", "open 33%", "open 67%", "small closed", "small open 67%")
-_OPEN = (float("-inf"), float("-inf"))  # margins: every agreed pair (thresholds applied after)
 
 
 def _rows(iclr_dir: Path) -> list[dict[str, str]]:
