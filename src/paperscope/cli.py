@@ -584,7 +584,7 @@ def queue(
     "--dense/--no-dense",
     default=True,
     show_default=True,
-    help="Use the stored vectors in the paper→title leg.",
+    help="Use the stored vectors (dense cosines in the pair score).",
 )
 @click.option(
     "--json",
@@ -603,7 +603,7 @@ def enrich(
     dense: bool,
     as_json: bool,
 ) -> None:
-    """Titles from the official program: match title-less papers to its entries, attach when two rankings agree.
+    """Titles from the official program: match title-less papers to its entries one to one by a learned pair score.
 
     The rest are kept as suggestions for `paperscope enrich --review`; `--undo` restores exactly
     what was there before.
