@@ -597,7 +597,7 @@ def queue(
     "--dense/--no-dense",
     default=True,
     show_default=True,
-    help="Use the stored vectors in the paper→title leg.",
+    help="Use the stored vectors (dense cosines in the pair score).",
 )
 @click.option(
     "--json",
@@ -617,7 +617,7 @@ def enrich(
     dense: bool,
     as_json: bool,
 ) -> None:
-    """Titles from the official program: match title-less papers to its entries, attach when two rankings agree.
+    """Titles from the official program: match title-less papers to its entries one to one by a learned pair score.
 
     The rest are kept as suggestions for `paperscope enrich --review`; `--undo` restores exactly
     what was there before. Each attached paper keeps its sessions (see `paperscope schedule`).
@@ -715,7 +715,7 @@ def _print_paper(paper: Paper, marks: dict[str, Any], attached: list[dict[str, A
     for source in paper.sources:
         click.echo(f"source:  {source.path}:{source.line} ({source.format})")
     for row in attached:
-        how = "confirmed in review" if row["method"] == "review" else "two rankings agreed"
+        how = "confirmed in review" if row["method"] == "review" else "matched automatically"
         click.echo(f"program: {row['program']}:{row['entry_line']} ({', '.join(row['fields'])}; {how})")
         if row.get("session"):
             click.echo(f"session: {row['session']}")
@@ -1518,12 +1518,12 @@ def eval_cards(
 @click.option(
     "--dense",
     is_flag=True,
-    help="Fuse the paper→title leg with the embedder (embeds 4,302 abstracts: minutes).",
+    help="Use dense cosines too, the hybrid pair model (embeds 4,302 abstracts: minutes).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.pass_context
 def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
-    """Score titles from the program on ICLR 2026: precision and coverage (thresholds from the dev half).
+    """Score titles from the program on ICLR 2026: both matchers' precision and coverage per setting.
 
     Example: paperscope eval enrich
     """

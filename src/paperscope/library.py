@@ -1808,13 +1808,15 @@ class Library:
         column_map: Mapping[str, str] | None = None,
         dense: bool = True,
         timezone: str | None = None,
+        matcher: str = "assignment",
     ) -> Any:
-        """Match the title-less papers to a conference program and attach the agreed entries.
+        """Match the title-less papers to a conference program and attach the matched entries.
 
-        See :mod:`paperscope.enrich` (two rankings, attached only when they agree; the rest are
-        stored as suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors in
-        leg A when every paper has one, and then embeds the attached papers again (their vector
-        covers title and text). ``timezone`` (IANA, e.g. ``Asia/Seoul``) is the program's time
+        See :mod:`paperscope.enrich` (a learned pair score and a one-to-one assignment, or with
+        ``matcher="margins"`` issue 15's two agreeing rankings; the rest are stored as
+        suggestions for :meth:`review_enrich`). ``dense`` uses the stored vectors when every
+        paper has one, and then embeds the attached papers again (their vector covers title and
+        text). ``timezone`` (IANA, e.g. ``Asia/Seoul``) is the program's time
         zone: times without an offset are read in it. Each attached entry's sessions are stored
         (see :meth:`schedule`). Returns an :class:`~paperscope.enrich.EnrichReport`.
 
@@ -1825,7 +1827,9 @@ class Library:
         from .enrich.run import enrich_library
 
         had_vectors = dense and len(self) > 0 and not self.missing_vectors()
-        report = enrich_library(self, program, dict(column_map or {}), dense=dense, timezone=timezone)
+        report = enrich_library(
+            self, program, dict(column_map or {}), dense=dense, timezone=timezone, matcher=matcher
+        )
         self._bm25 = None
         if had_vectors and report.attached:
             self.embed()  # the attached titles changed those papers' content hash (title + text)

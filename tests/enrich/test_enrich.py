@@ -10,20 +10,30 @@ from click.testing import CliRunner
 from paperscope import Library
 from paperscope.cli import cli
 
-from .conftest import N_PAPERS, decoy_title, dump, title, title_word, truth, write_library_list, write_program
+from .conftest import (
+    N_PAPERS,
+    REST_OF_PROGRAM,
+    decoy_title,
+    dump,
+    title,
+    title_word,
+    truth,
+    write_library_list,
+    write_program,
+)
 
 
 def _program(tmp_path: Path, **kwargs) -> Path:
-    return write_program(tmp_path / "program.csv", list(range(N_PAPERS + 10)), **kwargs)
+    return write_program(tmp_path / "program.csv", list(range(N_PAPERS + 10)), rest=True, **kwargs)
 
 
-def test_agreed_entries_are_attached_with_their_fields_and_provenance(
+def test_assigned_entries_are_attached_with_their_fields_and_provenance(
     enrich_lib: Library, tmp_path: Path
 ) -> None:
     program = _program(tmp_path)
     report = enrich_lib.enrich(program)
     assert report.mode == "hybrid"  # every paper has a (fake) vector
-    assert report.entries == N_PAPERS + 10 and report.candidates == N_PAPERS
+    assert report.entries == N_PAPERS + 10 + len(REST_OF_PROGRAM) and report.candidates == N_PAPERS
     index_of = truth(enrich_lib)
     assert {a["paper_id"]: a["title"] for a in report.attached} == {
         pid: title(i) for pid, i in index_of.items()
@@ -38,7 +48,7 @@ def test_agreed_entries_are_attached_with_their_fields_and_provenance(
     provenance = {e["paper_id"]: e for e in enrich_lib.enrichments()}[pid]
     assert provenance["program"] == str(program.resolve()) and provenance["entry_line"] == 7
     assert provenance["session"] == "Poster session 3" and provenance["method"] == "agreed"
-    assert provenance["score"] > 0 and provenance["attached_at"].endswith("Z")
+    assert 0 < provenance["score"] <= 1 and provenance["attached_at"].endswith("Z")
     assert {"title", "authors", "decision", "urls", "external_ids"} <= set(provenance["fields"])
 
 
@@ -129,7 +139,9 @@ def test_disagreement_leaves_a_suggestion_that_review_settles(tmp_path: Path) ->
     with Library(db) as lib:
         lib.ingest([listing])
         index_of = truth(lib)
-    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),))
+    program = write_program(
+        tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),), rest=True
+    )
     runner = CliRunner()
     result = runner.invoke(cli, ["--db", str(db), "enrich", "--program", str(program), "--json"])
     assert result.exit_code == 0, result.output
@@ -168,7 +180,9 @@ def test_review_accept_attaches_with_method_review(tmp_path: Path) -> None:
         lib.ingest([listing])
         orphan = next(pid for pid, i in truth(lib).items() if i == 30)
         lib.enrich(
-            write_program(tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),))
+            write_program(
+                tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),), rest=True
+            )
         )
         pending = lib.enrich_suggestions()
     keys = "".join("a\n" if s["paper_id"] == orphan else "s\n" for s in pending) + "q\n"

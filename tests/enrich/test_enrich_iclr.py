@@ -1,4 +1,4 @@
-"""The ICLR 2026 dev set of ``paperscope eval enrich`` meets issue 15's target on its test half."""
+"""``paperscope eval enrich`` on the ICLR 2026 set: both matchers on every setting, on the test half."""
 
 from __future__ import annotations
 
@@ -6,34 +6,36 @@ from pathlib import Path
 
 import pytest
 
-from paperscope.enrich.match import EVIDENCE_FLOOR, THRESHOLDS
-from paperscope.evaluation.enrich import format_enrich_eval, run_enrich_eval
+from paperscope.enrich.pair_model import load_pair_model
+from paperscope.evaluation.enrich import SETTINGS, format_enrich_eval, run_enrich_eval
 
 
 @pytest.mark.slow
-def test_iclr_titles_from_the_program_meet_the_target(shared_data: Path) -> None:
+def test_iclr_titles_from_the_program_both_matchers_on_every_setting(shared_data: Path) -> None:
     result = run_enrich_eval(shared_data / "iclr2026-primary-area")
     text = format_enrich_eval(result)
     assert result["papers"] == result["entries"] == 4302
-    assert result["mode"] == "bm25"
-    test = result["test_shipped"]
-    assert test["papers"] + result["dev"]["papers"] == 4302
-    assert test["precision"] >= 0.97 and test["coverage"] >= 0.70, text
-    # The shipped thresholds and evidence floor are the dev half's choice (rounded up to two decimals).
-    chosen = [*result["thresholds_chosen"], result["evidence_chosen"]]
-    shipped = [*THRESHOLDS["bm25"], EVIDENCE_FLOOR["bm25"]]
-    assert all(0 <= s - c < 0.01 for s, c in zip(shipped, chosen, strict=True)), text
-    assert result["test_small"]["precision"] >= 0.97, text
-    # Open worlds: a third and two thirds of the library in no program (papers of other areas).
-    assert [round(w["share"], 2) for w in result["open"]] == [0.33, 0.67]
-    for world in result["open"]:
-        assert world["test"]["in_program"] < world["test"]["papers"]
-        # the floor is what holds precision there: the margins alone let orphans' titles through
-        assert world["test"]["precision"] > world["test_margins_only"]["precision"], text
-        assert world["test"]["precision"] >= 0.97 and world["test"]["coverage"] >= 0.70, text
-    assert "met (shipped thresholds, test half, closed and open worlds)" in text
-    # The trial's shape (300 papers, two thirds in no program) is printed; the floor helps there
-    # but the target is not met yet (0.93 at the shipped thresholds), so only that is checked.
-    small_open = result["test_small_open"]
-    assert small_open["precision"] > small_open["precision_margins_only"], text
-    assert "small open libraries (3 x 300 test papers, 67% in no program)" in text
+    assert result["mode"] == "bm25" and result["floor"] == load_pair_model("bm25").floor
+    rows = {row["setting"]: row for row in result["settings"]}
+    assert list(rows) == list(SETTINGS)
+    closed = rows["closed"]
+    assert closed["assignment"]["papers"] == closed["margins"]["papers"] == 2151  # the test half
+    assert closed["assignment"]["in_program"] == 2151
+    for row in result["settings"]:
+        for figures in (row["margins"], row["assignment"]):
+            assert figures["attached"] >= figures["correct"] > 0, text
+        # one to one: no paper and no entry twice among the assignment's titles on a setting
+        assert len({w["paper_id"] for w in row["wrong"]}) == len(row["wrong"])
+        assert row["assignment"]["attached"] - row["assignment"]["correct"] == len(row["wrong"]), text
+    # Issue 23's precision target, met by the assignment in the closed world and with a third of
+    # the library in no program; with two thirds 0.9885 (5 of 433 wrong, all on papers whose own
+    # title is not in the program). The coverage target of 0.90 is not met (about 0.63-0.67).
+    for setting in ("closed", "open 33%"):
+        assert rows[setting]["assignment"]["precision"] >= 0.99, text
+    assert rows["open 67%"]["assignment"]["precision"] >= 0.985, text
+    small_open = rows["small open 67%"]
+    assert small_open["assignment"]["precision"] >= 0.98, text
+    # ... where issue 15's matcher fell short (0.93 in issue 15's run).
+    assert small_open["margins"]["precision"] < 0.98, text
+    for setting in SETTINGS:
+        assert f"\n{setting:<16} " in text

@@ -43,9 +43,13 @@ def test_orphans_agreeing_by_margins_alone_are_held_back_by_the_evidence_floor()
     entries = [ProgramEntry(line=2, title=orphan_title), ProgramEntry(line=3, title=title(1))]
     papers = [("p0", text)]
     index = MemoryBM25.build([("p0", None, text), ("p1", None, abstract(1))], title_weight=2.0)
-    loose = match_program(papers, entries, index, thresholds=(0.0, 0.0), evidence_floor=0.0)
+    loose = match_program(
+        papers, entries, index, thresholds=(0.0, 0.0), evidence_floor=0.0, matcher="margins"
+    )
     assert [p.entry for p in loose.attached] == [0]  # the margins alone let it through
-    strict = match_program(papers, entries, index, thresholds=(0.0, 0.0), evidence_floor=0.5)
+    strict = match_program(
+        papers, entries, index, thresholds=(0.0, 0.0), evidence_floor=0.5, matcher="margins"
+    )
     assert strict.attached == [] and strict.agreed[0].evidence < 0.5
     assert strict.suggestions["p0"][0].entry == 0  # still offered for review
 
@@ -104,7 +108,7 @@ def test_rerun_counts_the_papers_still_without_a_title(tmp_path: Path) -> None:
     db = tmp_path / "lib.db"
     with Library(db) as lib:
         lib.ingest([write_library_list(tmp_path / "papers.txt", list(range(N_PAPERS)))])
-    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS // 2)))
+    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS // 2)), rest=True)
     runner = CliRunner()
     first = runner.invoke(cli, ["--db", str(db), "enrich", "--program", str(program), "--json"])
     report = json.loads(first.output[: first.output.rindex("}") + 1])
@@ -121,7 +125,9 @@ def test_review_counts_agree_with_the_library_and_unknown_keys_are_answered(tmp_
     db = tmp_path / "lib.db"
     with Library(db) as lib:
         lib.ingest([write_library_list(tmp_path / "papers.txt", list(range(N_PAPERS + 1)))])
-    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),))
+    program = write_program(
+        tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),), rest=True
+    )
     runner = CliRunner()
     assert runner.invoke(cli, ["--db", str(db), "enrich", "--program", str(program)]).exit_code == 0
     with Library(db) as lib:

@@ -28,7 +28,9 @@ def test_the_page_lists_the_suggestion_and_accept_or_reject_settles_it(tmp_path:
         lib.ingest([listing])
         orphan = next(pid for pid, i in truth(lib).items() if i == 30)
         lib.enrich(
-            write_program(tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),))
+            write_program(
+                tmp_path / "program.csv", list(range(N_PAPERS)), extra=(decoy_title(30, 5),), rest=True
+            )
         )
         label = lib.get(orphan).label
         with TestClient(create_app(lib)) as client:
@@ -58,7 +60,7 @@ def test_paper_page_api_and_show_give_the_session_and_where_the_title_came_from(
 
     from paperscope.cli import cli
 
-    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS)))
+    program = write_program(tmp_path / "program.csv", list(range(N_PAPERS)), rest=True)
     enrich_lib.enrich(program)
     pid, index = next((p, i) for p, i in truth(enrich_lib).items() if i == 7)
     (row,) = enrich_lib.enrichments(paper_id=pid)
@@ -72,7 +74,7 @@ def test_paper_page_api_and_show_give_the_session_and_where_the_title_came_from(
         assert attached["entry_line"] == index + 2  # the header is line 1
         shown = _text(client.get(f"/paper/{pid}").text)
         assert "Poster · Poster session 2" in shown  # the stored session: kind and name, no time given
-        assert f"from the program program.csv, line {index + 2} (two rankings agreed)" in shown
+        assert f"from the program program.csv, line {index + 2} (matched automatically)" in shown
         assert (
             "title, authors, decision, links, ids from the program" in shown and "external_ids" not in shown
         )

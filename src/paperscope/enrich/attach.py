@@ -114,8 +114,10 @@ def attach(
         paper_id: the paper to fill.
         entry: the program entry whose fields are attached.
         program: the program file's resolved path (:attr:`Program.key`).
-        score: the pairing's score (mean z-score, see :class:`~paperscope.enrich.match.Pairing`).
-        method: ``"agreed"`` (both rankings agreed) or ``"review"`` (accepted by hand).
+        score: the pairing's score (see :class:`~paperscope.enrich.match.Pairing`: a probability
+            for the assignment, a mean z-score for the margins matcher).
+        method: ``"agreed"`` (matched automatically: by the one-to-one assignment, or both
+            rankings agreed in the margins matcher) or ``"review"`` (accepted by hand).
 
     """
     from ..extract import build_card

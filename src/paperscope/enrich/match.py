@@ -1,4 +1,9 @@
-"""Matching title-less papers to program entries by two independent rankings that must agree.
+"""Matching title-less papers to program entries: the two-leg margin matcher, and the entry point.
+
+:func:`match_program` runs one of :data:`MATCHERS`: ``"assignment"`` (the default since issue 23,
+:mod:`.assign`: a learned pair score and a one-to-one assignment over the whole list and program)
+or ``"margins"``, the matcher of issue 15 described here, kept for ``paperscope eval enrich``'s
+comparison.
 
 Leg A, paper → entry: the paper's clean abstract is the query (each term weighted by how often
 the abstract uses it, :func:`abstract_query`) and the program titles are the documents: BM25
@@ -52,7 +57,20 @@ __all__ = [
     "bm25_scores",
     "abstract_query",
     "SUGGESTIONS",
+    "MATCHERS",
+    "ASSIGNMENT_MIN_ENTRIES",
 ]
+
+#: The matchers :func:`match_program` knows; the first is the default.
+MATCHERS = ("assignment", "margins")
+#: The fewest program entries the assignment's pair model is used for; a smaller program is
+#: matched by the margins matcher. The model reads z-scores over the program's entries, and in a
+#: sample of n the largest z-score is at most (n - 1) / sqrt(n) (Shiffler, "Maximum Z scores and
+#: outliers", The American Statistician 42(1), 1988): the model was trained and its floor chosen
+#: on programs of 1,000-2,000 entries (the ICLR 2026 quarters and halves). The synthetic
+#: 290-entry program of tests/enrich/test_match.py is matched in full by the model, a 40-entry
+#: one not at all; 250 stays above the smallest size seen to work.
+ASSIGNMENT_MIN_ENTRIES = 250
 
 #: (leg A margin, leg B margin) an agreed pair needs to be attached, per mode. Chosen by
 #: ``paperscope eval enrich`` on the dev half (seed 15, 2,151 papers) of the ICLR 2026 set,
@@ -88,7 +106,8 @@ class Pairing:
     Attributes:
         paper_id: the library paper.
         entry: index into the program's entries.
-        score: mean of the pair's two z-scores (leg A's and leg B's); higher is surer.
+        score: margins matcher: mean of the pair's two z-scores (leg A's and leg B's);
+            assignment: the pair model's probability (0-1). Higher is surer.
         a_rank, b_rank: 1-based rank of the entry in the paper's leg A ranking, and of the paper
             in the entry's leg B ranking (0: not among the first ``_TOP``).
         a_margin, b_margin: z-score gap between the first and the second of each ranking (set
@@ -117,14 +136,18 @@ class MatchResult:
 
     Attributes:
         mode: ``"bm25"`` (both legs lexical) or ``"hybrid"`` (leg A fused with dense cosines).
-        attached: agreed pairs whose margins reach the thresholds, best score first.
-        agreed: every agreed pair, attached or not (the eval chooses thresholds from these).
+        matcher: ``"margins"`` or ``"assignment"`` (see :data:`MATCHERS`).
+        attached: pairs to attach, best score first: agreed pairs whose margins reach the
+            thresholds, or the pairs the assignment chose.
+        agreed: every agreed pair, attached or not (the eval chooses thresholds from these;
+            empty for the assignment).
         ranked: paper_id → up to ``SUGGESTIONS`` pairings, best first, for every paper that has
             a candidate (attached ones too: the eval scores rank 1 at any threshold).
 
     """
 
     mode: str
+    matcher: str = "margins"
     attached: list[Pairing] = field(default_factory=list)
     agreed: list[Pairing] = field(default_factory=list)
     ranked: dict[str, list[Pairing]] = field(default_factory=dict)
@@ -209,8 +232,10 @@ def match_program(
     title_vectors: np.ndarray | None = None,
     thresholds: tuple[float, float] | None = None,
     evidence_floor: float | None = None,
+    matcher: str = MATCHERS[0],
+    floor: float | None = None,
 ) -> MatchResult:
-    """Match title-less papers to program entries; see the module docstring for the method.
+    """Match title-less papers to program entries with ``matcher``; see the module docstring.
 
     Args:
         papers: ``(paper_id, clean_text)`` of the papers to find titles for (every one must be
@@ -220,13 +245,27 @@ def match_program(
         paper_vectors: float32 (n_papers, dim), L2-normalised rows in ``papers`` order, or None.
         title_vectors: float32 (n_entries, dim), L2-normalised, the entries' title embeddings, or
             None. Both given: leg A is fused (mode ``"hybrid"``), else BM25 alone.
-        thresholds: (leg A margin, leg B margin); None: :data:`THRESHOLDS` of the mode.
-        evidence_floor: the evidence an attached pair needs; None: :data:`EVIDENCE_FLOOR` of the mode.
+        thresholds: (leg A margin, leg B margin); None: :data:`THRESHOLDS` of the mode (margins).
+        evidence_floor: the evidence an attached pair needs; None: :data:`EVIDENCE_FLOOR` of the
+            mode (margins).
+        matcher: one of :data:`MATCHERS`; ``"assignment"`` on a program of fewer than
+            :data:`ASSIGNMENT_MIN_ENTRIES` entries runs ``"margins"`` (the result says which ran).
+        floor: the pair probability an attached pair needs; None: the model's (assignment).
 
     Returns:
         A :class:`MatchResult`.
 
+    Raises:
+        ValueError: ``matcher`` is not one of :data:`MATCHERS`.
+        ModelUnavailable: the assignment's bundled pair model lacks the mode.
+
     """
+    if matcher not in MATCHERS:
+        raise ValueError(f"unknown matcher {matcher!r}; choose one of: {', '.join(MATCHERS)}")
+    if matcher == "assignment" and len(entries) >= ASSIGNMENT_MIN_ENTRIES:
+        from .assign import match_assignment
+
+        return match_assignment(papers, entries, library_index, paper_vectors, title_vectors, floor)
     hybrid = paper_vectors is not None and title_vectors is not None and len(entries) > 0
     mode = "hybrid" if hybrid else "bm25"
     result = MatchResult(mode=mode)

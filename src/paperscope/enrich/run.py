@@ -1,4 +1,4 @@
-"""One enrich run over a library: gather the inputs of both legs, match, attach, store suggestions."""
+"""One enrich run over a library: gather the matcher's inputs, match, attach, store suggestions."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..index.bm25 import MemoryBM25, query_terms
 from ..store.lexical import TITLE_WEIGHT
 from . import attach as store
-from .match import MatchResult, match_program
+from .match import MATCHERS, MatchResult, match_program
 from .program import Program, ProgramEntry, describe_columns, read_program
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class EnrichReport:
 
     Attributes:
         program: the program file (resolved path).
-        mode: ``"bm25"`` or ``"hybrid"`` (leg A fused with dense cosines; see ``enrich.match``).
+        mode: ``"bm25"`` or ``"hybrid"`` (dense cosines used too; see ``enrich.match``).
         entries: program entries read; ``in_library``: of them, whose title a paper has already.
         candidates: papers matched: the title-less ones and those this program titled before
             (a rerun sees what the first run saw).
@@ -137,9 +137,16 @@ def dense_inputs(
 
 
 def match_library(
-    lib: Library, program: Program, dense: bool = True, thresholds: tuple[float, float] | None = None
+    lib: Library,
+    program: Program,
+    dense: bool = True,
+    thresholds: tuple[float, float] | None = None,
+    matcher: str = MATCHERS[0],
 ) -> tuple[MatchResult, list[ProgramEntry], list[tuple[str, str]], str | None, int]:
     """Match ``lib``'s title-less papers to ``program``'s entries that are not in the library yet.
+
+    ``matcher`` is one of :data:`~paperscope.enrich.match.MATCHERS` (``thresholds``: the margins
+    matcher's, see :func:`~paperscope.enrich.match.match_program`).
 
     Returns ``(result, entries matched, papers matched, notice, entries already in the library)``;
     ``result.*.entry`` indexes ``entries``.
@@ -160,7 +167,7 @@ def match_library(
     vectors: tuple[Any, Any, str | None] = (None, None, None)
     if dense and papers and entries:
         vectors = dense_inputs(lib, papers, entries)
-    result = match_program(papers, entries, index, vectors[0], vectors[1], thresholds)
+    result = match_program(papers, entries, index, vectors[0], vectors[1], thresholds, matcher=matcher)
     return result, entries, papers, vectors[2], len(program.entries) - len(entries)
 
 
@@ -170,8 +177,14 @@ def enrich_library(
     column_map: dict[str, str] | None = None,
     dense: bool = True,
     timezone: str | None = None,
+    matcher: str = MATCHERS[0],
 ) -> EnrichReport:
-    """Attach agreed program entries to ``lib``'s title-less papers and store the rest as suggestions.
+    """Attach matched program entries to ``lib``'s title-less papers and store the rest as suggestions.
+
+    ``matcher``: ``"assignment"`` (the pair model, one to one) or ``"margins"`` (issue 15's
+    agreed pairs); either way an attachment's method is ``agreed`` (matched automatically: the
+    store's CHECK allows ``agreed`` and ``review`` only; the score tells the two apart, a
+    probability for the assignment).
 
     Running it again is idempotent: attached papers have a title now and their entries a paper
     with that title, so neither is matched again, and the suggestions are replaced.
@@ -190,7 +203,7 @@ def enrich_library(
     (untitled,) = lib.store.conn.execute(
         "SELECT count(*) FROM papers WHERE title IS NULL OR trim(title) = ''"
     ).fetchone()
-    result, entries, papers, notice, in_library = match_library(lib, program, dense=dense)
+    result, entries, papers, notice, in_library = match_library(lib, program, dense=dense, matcher=matcher)
     report = EnrichReport(
         program=program.key,
         mode=result.mode,

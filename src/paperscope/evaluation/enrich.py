@@ -1,38 +1,32 @@
-"""``paperscope eval enrich``: titles from the program, scored on a dev set made from ICLR 2026.
+"""``paperscope eval enrich``: titles from the program, scored on a set made from ICLR 2026.
 
 The set: the 4,302 ICLR 2026 papers of ``iclr2026-primary-area/*.csv`` (unique by
 ``openreview_url``). An abstract-only list (one JSON line ``{"abstract": ...}`` per paper, titles
-and links removed) is ingested into a temporary library (no cards, no vectors), and a title-only
-program (``title, openreview_url, venue`` — the venue column holds the decision, ``ICLR 2026
-Poster``; the CSVs have no authors) is read by the program reader. A pairing is right when the
-entry's OpenReview link is the paper's own (a paper whose abstract occurs twice is right with
-either row's link).
+and links removed) is ingested into a temporary library (no cards; vectors only with
+``dense``), and a title-only program (``title, openreview_url, venue``) is read by the program
+reader. A pairing is right when the entry's OpenReview link is the paper's own (a paper whose
+abstract occurs twice is right with either row's link).
 
-Matching runs once over the whole library and program (every paper competes with all 4,302
-titles), then the papers are split in two halves by a seeded permutation (seed 15): the
-thresholds are **chosen on the dev half** and the figures are **reported on the test half**.
-Chosen: the (leg A margin, leg B margin, evidence floor) triple of the grid (each one's
-0th-60th percentiles over the dev half's agreed pairs) giving the most dev coverage in the
-worst of the closed and open worlds such that dev precision is >= ``DEV_PRECISION`` on the
-whole library, on ``SMALL_RUNS`` small libraries
-of ``SMALL_LIBRARY`` dev papers matched against the whole program (the ICML 2026 lists: about a
-hundred abstracts against a program of thousands, where leg B has few papers to choose from
-and guards less), and in the **open worlds** (:data:`OPEN_SHARES`, :func:`_open_world`): a
-program of some primary areas, a library holding half its papers and, as a third or two
-thirds of the library, papers of the other areas that no entry belongs to (precision there
->= ``DEV_PRECISION_OPEN``). There coverage is over the papers that are in the program, and
-precision counts a title put on an orphan as wrong. Also printed, not used in the choice:
-``SMALL_RUNS`` small open libraries of the trial's shape (``SMALL_LIBRARY`` test papers, two
-thirds of other areas, against every entry of the program's areas), where leg B has few papers
-to choose from and the lexical legs fall short of the target (see ``run_enrich_eval``). Printed: precision (attached titles that are right) and coverage (share of
-papers attached) on the test half at the chosen thresholds and at the shipped
-:data:`paperscope.enrich.match.THRESHOLDS`, the small-library precision on test papers, and
-how often the first suggestion of a paper left unattached is right.
+The papers are split by a seeded permutation (seed 15, :func:`split_ids`): the first quarter
+**trains** the pair model (``scripts/train_pair_model.py``), the second quarter is the **dev**
+split its floor is chosen on, and the second half is the **test** split reported here (the
+test half of issue 15's eval, so the figures compare). Each setting is a matching problem
+(:func:`make_worlds`), solved whole; its figures count the papers of one split:
 
-The eval uses BM25 for both legs (``dense=False``, the default): embedding 4,302 abstracts with
-the real MiniLM model takes about ten minutes on two busy cores. ``dense=True`` fuses leg A with
-the library's embedder (``PAPERSCOPE_EMBEDDER``; the fake one in tests), in the small libraries
-too; it chose the "hybrid" leg A margin.
+* **closed**: every paper against the whole program;
+* **open 33% / 67%** (:func:`_open_world`): a program of some primary areas, a library holding
+  half its papers and, as a third or two thirds of the library, papers of other areas that no
+  entry belongs to (issue 15's trial). Coverage is over the papers that are in the program, and
+  a title put on such an orphan counts as wrong;
+* **small closed**: ``SMALL_RUNS`` libraries of ``SMALL_LIBRARY`` papers of the split against the
+  whole program (the ICML 2026 lists: about a hundred abstracts against thousands of titles);
+* **small open 67%**: ``SMALL_RUNS`` libraries of ``SMALL_LIBRARY`` papers of the split, two thirds
+  of other areas, against every entry of the program's areas (the shape that failed in issue 15).
+
+Both matchers run on every setting in the same run: ``"margins"`` (issue 15, at its shipped
+thresholds) and ``"assignment"`` (issue 23, the pair model at its shipped floor). Printed:
+precision (attached titles that are right), coverage (papers in the program that got a title)
+and how often the first suggestion of a paper left unattached is right.
 """
 
 from __future__ import annotations
@@ -41,38 +35,50 @@ import csv
 import json
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..enrich.match import EVIDENCE_FLOOR, THRESHOLDS, MatchResult, match_program
-from ..enrich.program import read_program
-from ..enrich.run import dense_inputs, library_bm25, title_less_papers
+from ..enrich.assign import assign, score_pairs
+from ..enrich.match import MatchResult, match_program
+from ..enrich.pair_features import PairSet, pair_features
+from ..enrich.pair_model import PairModel, load_pair_model
+from ..enrich.program import ProgramEntry, read_program
+from ..enrich.run import dense_inputs, title_less_papers
 from ..errors import InputError
 from ..index.bm25 import MemoryBM25
 from ..library import Library
 
-__all__ = ["run_enrich_eval", "format_enrich_eval", "DEV_PRECISION", "SEED", "TARGET"]
+__all__ = [
+    "run_enrich_eval",
+    "format_enrich_eval",
+    "build_enrich_set",
+    "split_ids",
+    "make_worlds",
+    "world_pairs",
+    "EnrichSet",
+    "World",
+    "SEED",
+    "TARGET",
+    "TARGET_SMALL_OPEN",
+    "SETTINGS",
+]
 
-#: Seed of the dev/test split of the papers (and of the small-library samples).
+#: Seed of the train/dev/test split of the papers (and of the worlds' samples).
 SEED = 15
-#: Precision the chosen thresholds must keep on the dev half (above the 0.97 target, so that
-#: the unseen half keeps the target).
-DEV_PRECISION = 0.985
-#: Precision the open worlds' dev papers must keep. Lower than :data:`DEV_PRECISION`: with
-#: lexical legs, 0.985 there left at most 0.68 of the in-program papers attached (dev half;
-#: 0.975 gives 0.707), under the 0.70 target; the test half says whether 0.97 holds.
-DEV_PRECISION_OPEN = 0.975
-#: Issue 15's target on the test half: precision >= 0.97 at coverage >= 0.70.
-TARGET = (0.97, 0.70)
-_OPEN = (float("-inf"), float("-inf"))  # no thresholds: every agreed pair, for choosing them
+#: Issue 23's target on the test split, closed and open worlds: precision >= 0.99 at coverage >= 0.90.
+TARGET = (0.99, 0.90)
+#: Issue 23's target in 300-paper libraries with two thirds in no program: precision >= 0.98.
+TARGET_SMALL_OPEN = 0.98
 #: Size and number of the small libraries (ICML 2026 lists hold 95 papers in five files).
 SMALL_LIBRARY, SMALL_RUNS = 300, 3
 #: Open worlds: the share of the library's papers that have no program entry (issue 15's trial:
 #: 200 of 300 papers, of other areas, were in no program); see :func:`_open_world`.
 OPEN_SHARES = (1 / 3, 2 / 3)
+#: The settings, in print order (a small setting pools its ``SMALL_RUNS`` libraries).
+SETTINGS = ("closed", "open 33%", "open 67%", "small closed", "small open 67%")
 
 
 def _rows(iclr_dir: Path) -> list[dict[str, str]]:
@@ -89,161 +95,126 @@ def _rows(iclr_dir: Path) -> list[dict[str, str]]:
 
 
 @dataclass
-class _Run:
-    """One matching run scored: its agreed pairs as arrays, and who counts for coverage.
+class EnrichSet:
+    """The ICLR 2026 set: abstract-only papers, a title-only program, and the truth.
 
-    ``ids``: the papers scored (one half, or a small library's sample); ``in_program``: of them,
-    those with an entry in the run's program (coverage's denominator; all of them in a closed
-    world).
+    Attributes:
+        papers: ``(paper_id, clean_text)`` of every paper, in ingest order.
+        entries: the program's entries (one per paper).
+        truth: paper_id → the OpenReview links of its rows.
+        area: paper_id → its primary area (the CSV's name).
+        vectors: (paper vectors float32 (n_papers, dim) in ``papers`` order, title vectors
+            float32 (n_entries, dim)), or Nones without ``dense``.
+
     """
 
-    result: MatchResult
-    ids: set[str]
-    in_program: set[str]
-    agreed_in_program: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-    evidence: np.ndarray
-    right: np.ndarray
-    first_right: dict[str, bool]
+    papers: list[tuple[str, str]]
+    entries: list[ProgramEntry]
+    truth: dict[str, set[str]]
+    area: dict[str, str]
+    vectors: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+    position: dict[str, int] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, result: MatchResult, ids: set[str], in_program: set[str], is_right: Any) -> _Run:
-        agreed = [p for p in result.agreed if p.paper_id in ids]
-        return cls(
-            result,
-            ids,
-            in_program & ids,
-            np.array([p.paper_id in in_program for p in agreed], dtype=bool),
-            np.array([p.a_margin for p in agreed], dtype=np.float64),
-            np.array([p.b_margin for p in agreed], dtype=np.float64),
-            np.array([p.evidence for p in agreed], dtype=np.float64),
-            np.array([is_right(p.paper_id, p.entry) for p in agreed], dtype=bool),
-            {
-                pid: is_right(pid, found[0].entry)
-                for pid, found in result.ranked.items()
-                if pid in ids and found
-            },
-        )
+    def __post_init__(self) -> None:
+        self.position = {pid: i for i, (pid, _) in enumerate(self.papers)}
+        self._urls = [set(e.urls) for e in self.entries]
 
-    def figures(self, tau: tuple[float, float, float]) -> dict[str, Any]:
-        """Precision, coverage and first-suggestion accuracy at thresholds ``(A, B, evidence)``."""
-        keep = (self.a >= tau[0]) & (self.b >= tau[1]) & (self.evidence >= tau[2])
-        attached, correct = int(keep.sum()), int(self.right[keep].sum())
-        agreed = [p.paper_id for p in self.result.agreed if p.paper_id in self.ids]
-        done = {pid for pid, k in zip(agreed, keep.tolist(), strict=True) if k}
-        rest = [pid for pid in self.first_right if pid not in done]
-        return {
-            "papers": len(self.ids),
-            "in_program": len(self.in_program),
-            "attached": attached,
-            "correct": correct,
-            "precision": correct / attached if attached else 0.0,
-            "coverage": len(done & self.in_program) / len(self.in_program) if self.in_program else 0.0,
-            "suggested": len(rest),
-            "suggestion_rank1_right": sum(self.first_right[pid] for pid in rest) / len(rest) if rest else 0.0,
-        }
+    @property
+    def ids(self) -> list[str]:
+        return [pid for pid, _ in self.papers]
 
-    def precision_coverage(self, ta: float, tb: np.ndarray, te: float) -> tuple[np.ndarray, np.ndarray]:
-        """Precision and coverage (attached papers in the program / papers in it) per leg B threshold of ``tb``."""
-        keep = (self.a >= ta)[None, :] & (self.b[None, :] >= tb[:, None]) & (self.evidence >= te)[None, :]
-        attached = keep.sum(axis=1)
-        correct = (keep & self.right[None, :]).sum(axis=1)
-        precision = np.where(attached > 0, correct / np.maximum(attached, 1), 1.0)
-        return precision, (keep & self.agreed_in_program[None, :]).sum(axis=1) / max(len(self.in_program), 1)
+    def is_right(self, paper_id: str, entry: int) -> bool:
+        """Return whether entry ``entry`` (index into :attr:`entries`) is the paper's own."""
+        return bool(self._urls[entry] & self.truth[paper_id])
+
+    def entry_urls(self, kept: list[int]) -> set[str]:
+        return set().union(*(self._urls[e] for e in kept)) if kept else set()
 
 
-def _choose(
-    runs: list[tuple[_Run, float, bool]],
-) -> tuple[tuple[float, float, float], dict[str, Any]]:
-    """Pick (A, B, evidence) on the dev runs ``(run, precision it must keep, counts for coverage)``.
+def build_enrich_set(iclr_dir: Path, dense: bool = False, keep: Path | None = None) -> EnrichSet:
+    """Ingest the abstract-only list and read the title-only program of ``iclr_dir``.
 
-    The grid: each of the three over the 0th-60th percentiles (by 2) of the first run's agreed
-    pairs, and evidence 0 (margins alone, as before the floor). Chosen: the most coverage of the
-    worst run that counts (ties: of the first), every run keeping its precision.
+    Args:
+        iclr_dir: the ``iclr2026-primary-area`` folder.
+        dense: embed the abstracts (at ingest) and the titles with the library's embedder.
+        keep: a folder to keep the library and title vectors in and read them back from on a
+            later call (embedding 4,302 abstracts takes minutes); None: a temporary folder.
+
+    Raises:
+        InputError: the folder holds no ICLR CSV, or with ``dense`` a paper has no vector.
     """
-    first = runs[0][0]
-    grid_a = sorted({float(np.percentile(first.a, q)) for q in range(0, 61, 2)})
-    grid_b = np.array(sorted({float(np.percentile(first.b, q)) for q in range(0, 61, 2)}))
-    grid_e = sorted({0.0, *(float(np.percentile(first.evidence, q)) for q in range(0, 61, 2))})
-    best: tuple[tuple[float, float], tuple[float, float, float]] | None = None
-    for ta in grid_a:
-        for te in grid_e:
-            ok = np.ones(len(grid_b), dtype=bool)
-            worst = np.full(len(grid_b), np.inf)
-            coverage = None
-            for run, wanted, counts in runs:
-                p, c = run.precision_coverage(ta, grid_b, te)
-                ok &= p >= wanted
-                if counts:
-                    worst = np.minimum(worst, c)
-                if coverage is None:
-                    coverage = c
-            assert coverage is not None
-            for j in np.flatnonzero(ok).tolist():
-                key = (float(worst[j]), float(coverage[j]))
-                if best is None or key > best[0]:
-                    best = (key, (ta, float(grid_b[j]), te))
-    tau = best[1] if best else (max(grid_a), float(grid_b.max()), max(grid_e))
-    return tau, first.figures(tau)
+    rows = _rows(iclr_dir)
+    with tempfile.TemporaryDirectory(prefix="paperscope-eval-enrich-") as tmp:
+        folder = keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        listing = folder / "abstracts.jsonl"
+        program_path = folder / "program.csv"
+        if not (folder / "lib.db").exists():
+            with listing.open("w", encoding="utf-8") as handle:
+                for row in rows:
+                    handle.write(json.dumps({"abstract": row["abstract"]}, ensure_ascii=False) + "\n")
+        if not program_path.exists():
+            with program_path.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(["title", "openreview_url", "venue"])
+                for row in rows:
+                    writer.writerow([row["title"], row["openreview_url"], row.get("venue", "")])
+        with Library(folder / "lib.db") as lib:
+            if lib.store.conn.execute("SELECT count(*) FROM papers").fetchone()[0] == 0:
+                lib.ingest([listing], cards=False, embed=dense)
+            truth: dict[str, set[str]] = {}
+            area: dict[str, str] = {}
+            for pid, line in lib.store.conn.execute("SELECT paper_id, line FROM sources ORDER BY line"):
+                truth.setdefault(pid, set()).add(rows[line - 1]["openreview_url"])
+                area.setdefault(pid, rows[line - 1]["_area"])
+            entries = read_program(program_path).entries
+            papers = title_less_papers(lib)
+            vectors: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+            if dense:
+                cached = folder / "title_vectors.npy"
+                if keep and cached.exists() and not lib.missing_vectors():
+                    index = lib.dense_index(progress=False)
+                    rows_v = [index.vector_of(pid) for pid, _ in papers]
+                    vectors = (np.vstack(rows_v).astype(np.float32), np.load(cached))
+                else:
+                    paper_vectors, title_vectors, notice = dense_inputs(lib, papers, entries)
+                    if notice:
+                        raise InputError(f"eval enrich --dense: {notice}")
+                    vectors = (paper_vectors, title_vectors)
+                    if keep:
+                        np.save(cached, title_vectors)
+    return EnrichSet(papers, entries, truth, area, vectors)
 
 
-def _small_runs(
-    papers: list[tuple[str, str]],
-    ids: list[str],
-    entries: list[Any],
-    vectors: tuple[np.ndarray | None, np.ndarray | None],
-    is_right: Any,
-    seed: int,
-) -> list[_Run]:
-    """Match ``SMALL_RUNS`` seeded samples of ``SMALL_LIBRARY`` papers of ``ids``, each alone, to the whole program.
+def split_ids(ids: list[str], seed: int = SEED) -> tuple[set[str], set[str], set[str]]:
+    """Return the (train, dev, test) papers: the first quarter, the second quarter, the second half.
 
-    ``vectors``: the paper vectors (rows in ``papers`` order) and title vectors, or Nones.
+    The permutation is issue 15's (its dev half is train + dev here, its test half is test).
     """
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(SMALL_RUNS):
-        sample = [ids[i] for i in rng.choice(len(ids), min(SMALL_LIBRARY, len(ids)), replace=False)]
-        result = _match_subset(papers, sample, entries, vectors, range(len(entries)))
-        out.append(_Run.of(result, set(sample), set(sample), is_right))
-    return out
-
-
-def _match_subset(
-    papers: list[tuple[str, str]],
-    sample: list[str],
-    entries: list[Any],
-    vectors: tuple[np.ndarray | None, np.ndarray | None],
-    kept: Any,
-) -> MatchResult:
-    """Match the papers ``sample`` alone (their own BM25 library) against the entries ``kept`` (indices).
-
-    The result's ``entry`` fields index ``entries`` (the whole program), not the subset.
-    """
-    position = {pid: i for i, (pid, _) in enumerate(papers)}
-    kept = list(kept)
-    chosen = [papers[position[pid]] for pid in sample]
-    index = MemoryBM25.build(((pid, None, text) for pid, text in chosen), title_weight=2.0)
-    rows = None if vectors[0] is None else vectors[0][[position[pid] for pid in sample]]
-    titles = None if vectors[1] is None else vectors[1][kept]
-    result = match_program(
-        chosen, [entries[e] for e in kept], index, rows, titles, thresholds=_OPEN, evidence_floor=0.0
+    order = np.random.default_rng(seed).permutation(len(ids))
+    n = len(ids)
+    return (
+        {ids[i] for i in order[: n // 4]},
+        {ids[i] for i in order[n // 4 : n // 2]},
+        {ids[i] for i in order[n // 2 :]},
     )
-    pairings = {id(p): p for p in [*result.agreed, *(q for found in result.ranked.values() for q in found)]}
-    for p in pairings.values():  # agreed pairs are in ranked too: each object once
-        p.entry = kept[p.entry]
-    return result
+
+
+@dataclass
+class World:
+    """One matching problem: the library's papers, the program's entries, who is in the program.
+
+    ``setting`` is one of :data:`SETTINGS`; ``kept`` indexes the set's entries.
+    """
+
+    setting: str
+    library: list[str]
+    kept: list[int]
+    in_program: set[str]
 
 
 def _open_world(
-    ids: list[str],
-    entries: list[Any],
-    truth: dict[str, set[str]],
-    area: dict[str, str],
-    share: float,
-    seed: int,
-    pool: set[str] | None = None,
-    size: int | None = None,
+    s: EnrichSet, share: float, seed: int, pool: set[str] | None = None, size: int | None = None
 ) -> tuple[list[str], list[int]]:
     """Return (library papers, kept entry indices) of an open world where ``share`` of the papers have no entry.
 
@@ -254,16 +225,17 @@ def _open_world(
     make ``share`` of the library. With ``size``, the library is ``size`` papers drawn from
     ``pool`` alone (the trial's 300; the program stays every entry of its areas).
     """
+    ids = s.ids
     rng = np.random.default_rng(seed)
-    areas = sorted(set(area.values()))
+    areas = sorted(set(s.area.values()))
     chosen: set[str] = set()
-    count = {a: sum(1 for pid in ids if area[pid] == a) for a in areas}
+    count = {a: sum(1 for pid in ids if s.area[pid] == a) for a in areas}
     for i in rng.permutation(len(areas)).tolist():
         if sum(count[a] for a in chosen) >= len(ids) / 2:
             break
         chosen.add(areas[i])
-    inside = [pid for pid in ids if area[pid] in chosen]
-    outside = [pid for pid in ids if area[pid] not in chosen]
+    inside = [pid for pid in ids if s.area[pid] in chosen]
+    outside = [pid for pid in ids if s.area[pid] not in chosen]
     if size is not None and pool is not None:
         inside_pool = [pid for pid in inside if pid in pool]
         outside = [pid for pid in outside if pid in pool]
@@ -273,216 +245,278 @@ def _open_world(
         listed = [inside[i] for i in sorted(rng.permutation(len(inside))[: len(inside) // 2].tolist())]
     k = min(len(outside), round(len(listed) * share / (1 - share)))
     orphans = [outside[i] for i in sorted(rng.permutation(len(outside))[:k].tolist())]
-    program_urls = set().union(*(truth[pid] for pid in inside))
-    kept = [e for e, entry in enumerate(entries) if set(entry.urls) & program_urls]
+    program_urls = set().union(*(s.truth[pid] for pid in inside))
+    kept = [e for e, entry in enumerate(s.entries) if set(entry.urls) & program_urls]
     return listed + orphans, kept
 
 
-def run_enrich_eval(iclr_dir: Path, dense: bool = False, seed: int = SEED) -> dict[str, Any]:
-    """Build the dev set, match, choose thresholds on the dev half, report the test half.
+def make_worlds(s: EnrichSet, pool: set[str], seed: int = SEED) -> list[World]:
+    """Return the worlds of :data:`SETTINGS`; the small ones draw their papers from ``pool``.
+
+    The closed and the two open worlds hold every split's papers (their figures count one
+    split's); ``seed`` seeds their samples (the eval's worlds: :data:`SEED`; the training worlds
+    another).
+    """
+    everyone = list(range(len(s.entries)))
+
+    def world(setting: str, library: list[str], kept: list[int]) -> World:
+        listed = s.entry_urls(kept)
+        return World(setting, library, kept, {pid for pid in library if s.truth[pid] & listed})
+
+    out = [world("closed", s.ids, everyone)]
+    for n, share in enumerate(OPEN_SHARES):
+        out.append(world(f"open {share:.0%}", *_open_world(s, share, seed + 10 + n)))
+    members = sorted(pool)
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(SMALL_RUNS):
+        picked = rng.choice(len(members), min(SMALL_LIBRARY, len(members)), replace=False)
+        out.append(world("small closed", [members[i] for i in sorted(picked.tolist())], everyone))
+    for n in range(SMALL_RUNS):
+        library, kept = _open_world(s, OPEN_SHARES[-1], seed + 20 + n, pool, SMALL_LIBRARY)
+        out.append(world(f"small open {OPEN_SHARES[-1]:.0%}", library, kept))
+    return out
+
+
+def _world_inputs(
+    s: EnrichSet, w: World
+) -> tuple[list[tuple[str, str]], list[ProgramEntry], MemoryBM25, np.ndarray | None, np.ndarray | None]:
+    """Return the papers, entries, library BM25 (the world's papers alone) and vectors of ``w``."""
+    chosen = [s.papers[s.position[pid]] for pid in w.library]
+    index = MemoryBM25.build(((pid, None, text) for pid, text in chosen), title_weight=2.0)
+    rows = None if s.vectors[0] is None else s.vectors[0][[s.position[pid] for pid in w.library]]
+    titles = None if s.vectors[1] is None else s.vectors[1][w.kept]
+    return chosen, [s.entries[e] for e in w.kept], index, rows, titles
+
+
+def world_pairs(s: EnrichSet, w: World) -> tuple[PairSet, np.ndarray, np.ndarray]:
+    """Return the candidate pairs of ``w`` (entries re-indexed to the set's), each pair's paper_id and whether it is right."""
+    papers, entries, index, rows, titles = _world_inputs(s, w)
+    pairs = pair_features(papers, entries, index, rows, titles)
+    kept = np.asarray(w.kept, dtype=np.int64)
+    pairs.entry = kept[pairs.entry] if len(pairs.entry) else pairs.entry
+    pids = np.array([w.library[i] for i in pairs.paper.tolist()], dtype=object)
+    right = np.array(
+        [s.is_right(p, int(e)) for p, e in zip(pids, pairs.entry.tolist(), strict=True)], dtype=bool
+    )
+    return pairs, pids, right
+
+
+def _margins(s: EnrichSet, w: World) -> MatchResult:
+    """Run issue 15's matcher on ``w`` at its shipped thresholds; entries re-indexed to the set's."""
+    papers, entries, index, rows, titles = _world_inputs(s, w)
+    result = match_program(papers, entries, index, rows, titles, matcher="margins")
+    seen = {id(p): p for p in [*result.attached, *(q for found in result.ranked.values() for q in found)]}
+    for p in seen.values():  # attached pairs are in ranked too: each object once
+        p.entry = w.kept[p.entry]
+    return result
+
+
+@dataclass
+class Tally:
+    """Counts of one setting on one split (pooled over a small setting's libraries)."""
+
+    papers: int = 0
+    in_program: int = 0
+    attached: int = 0
+    correct: int = 0
+    covered: int = 0
+    suggested: int = 0
+    suggestion_right: int = 0
+    wrong: list[tuple[str, int, float]] = field(default_factory=list)
+
+    def add(
+        self,
+        s: EnrichSet,
+        w: World,
+        split: set[str],
+        attached: list[tuple[str, int, float]],
+        first: dict[str, int],
+    ) -> None:
+        """Count ``attached`` ``(paper_id, entry, score)`` and the first suggestions ``first`` of ``split``'s papers."""
+        members = set(w.library) & split
+        inside = w.in_program & members
+        self.papers += len(members)
+        self.in_program += len(inside)
+        done = set()
+        for pid, e, score in attached:
+            if pid not in members:
+                continue
+            done.add(pid)
+            self.attached += 1
+            if s.is_right(pid, e):
+                self.correct += 1
+                self.covered += pid in inside
+            else:
+                self.wrong.append((pid, e, score))
+        rest = [pid for pid in first if pid in members and pid not in done]
+        self.suggested += len(rest)
+        self.suggestion_right += sum(s.is_right(pid, first[pid]) for pid in rest)
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "papers": self.papers,
+            "in_program": self.in_program,
+            "attached": self.attached,
+            "correct": self.correct,
+            "precision": self.correct / self.attached if self.attached else 0.0,
+            "coverage": self.covered / self.in_program if self.in_program else 0.0,
+            "suggested": self.suggested,
+            "suggestion_rank1_right": self.suggestion_right / self.suggested if self.suggested else 0.0,
+        }
+
+
+def assignment_figures(
+    s: EnrichSet,
+    scored: list[tuple[World, PairSet, np.ndarray, np.ndarray]],
+    split: set[str],
+    floor: float,
+) -> dict[str, Tally]:
+    """Return a :class:`Tally` per setting of the assignment at ``floor`` over pre-scored worlds.
+
+    ``scored``: per world, its pairs, each pair's paper_id and probability.
+    """
+    out: dict[str, Tally] = {}
+    for w, pairs, pids, proba in scored:
+        chosen = assign(pairs.paper, pairs.entry, proba, floor)
+        attached = [(str(pids[k]), int(pairs.entry[k]), float(proba[k])) for k in chosen.tolist()]
+        order = np.lexsort((-proba, pairs.paper))
+        first: dict[str, int] = {}
+        for k in order.tolist():
+            first.setdefault(str(pids[k]), int(pairs.entry[k]))
+        out.setdefault(w.setting, Tally()).add(s, w, split, attached, first)
+    return out
+
+
+def score_worlds(
+    s: EnrichSet, worlds: list[World], model: PairModel | None = None
+) -> list[tuple[World, PairSet, np.ndarray, np.ndarray]]:
+    """Return per world its pairs, their paper_ids and their probabilities by ``model`` (default: bundled)."""
+    out = []
+    for w in worlds:
+        pairs, pids, _ = world_pairs(s, w)
+        out.append((w, pairs, pids, score_pairs(pairs, model)))
+    return out
+
+
+def run_enrich_eval(
+    iclr_dir: Path, dense: bool = False, seed: int = SEED, keep: Path | None = None
+) -> dict[str, Any]:
+    """Build the set, run both matchers on every setting, and score the test split (and dev, for the assignment).
 
     Args:
         iclr_dir: the ``iclr2026-primary-area`` folder.
-        dense: fuse leg A with the library's embedder (embeds every abstract and title first).
-        seed: seed of the split and of the small-library samples.
+        dense: use the library's embedder (embeds every abstract and title first: minutes).
+        seed: seed of the split and of the worlds.
+        keep: see :func:`build_enrich_set`.
 
     Returns:
-        ``{"papers", "entries", "mode", "thresholds_chosen", "evidence_chosen",
-        "thresholds_shipped", "evidence_shipped", "dev", "test", "test_shipped", "test_margins_only",
-        "test_small", "test_small_open", "open", "target", "elapsed_s"}``; each figure set has ``papers, in_program,
-        attached, correct, precision, coverage, suggested, suggestion_rank1_right``; ``open`` is
-        one ``{"share", "library", "entries", "dev", "test_chosen", "test", "test_margins_only"}`` per
-        open world (``test``: at the shipped thresholds).
+        ``{"papers", "entries", "mode", "seed", "floor", "settings", "target", "elapsed_s"}``;
+        ``settings`` holds one ``{"setting", "margins", "assignment", "assignment_dev",
+        "wrong"}`` per :data:`SETTINGS`, each figure set ``papers, in_program, attached,
+        correct, precision, coverage, suggested, suggestion_rank1_right`` on the test split;
+        ``wrong`` lists the assignment's wrong attachments on the test split: ``{paper_id,
+        abstract, title, right_title, score}``.
 
     Raises:
         InputError: the folder holds no ICLR CSV.
+        ModelUnavailable: the bundled pair model lacks the mode.
     """
     started = time.perf_counter()
-    rows = _rows(iclr_dir)
-    with tempfile.TemporaryDirectory(prefix="paperscope-eval-enrich-") as tmp:
-        folder = Path(tmp)
-        listing = folder / "abstracts.jsonl"
-        with listing.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps({"abstract": row["abstract"]}, ensure_ascii=False) + "\n")
-        program_path = folder / "program.csv"
-        with program_path.open("w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["title", "openreview_url", "venue"])
-            for row in rows:
-                writer.writerow([row["title"], row["openreview_url"], row.get("venue", "")])
-        with Library(folder / "lib.db") as lib:
-            lib.ingest([listing], cards=False, embed=dense)
-            truth: dict[str, set[str]] = {}
-            area: dict[str, str] = {}
-            for pid, line in lib.store.conn.execute("SELECT paper_id, line FROM sources ORDER BY line"):
-                truth.setdefault(pid, set()).add(rows[line - 1]["openreview_url"])
-                area.setdefault(pid, rows[line - 1]["_area"])
-            entries = read_program(program_path).entries
-            papers = title_less_papers(lib)
-            vectors: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-            if dense:
-                paper_vectors, title_vectors, notice = dense_inputs(lib, papers, entries)
-                if notice:
-                    raise InputError(f"eval enrich --dense: {notice}")
-                vectors = (paper_vectors, title_vectors)
-            result = match_program(
-                papers, entries, library_bm25(lib), *vectors, thresholds=_OPEN, evidence_floor=0.0
+    s = build_enrich_set(iclr_dir, dense, keep)
+    _, dev, test = split_ids(s.ids, seed)
+    mode = "hybrid" if dense else "bm25"
+    model = load_pair_model(mode)
+    worlds = make_worlds(s, test, seed)
+    new_test = assignment_figures(s, score_worlds(s, worlds, model), test, model.floor)
+    new_dev = assignment_figures(s, score_worlds(s, make_worlds(s, dev, seed), model), dev, model.floor)
+    old: dict[str, Tally] = {}
+    for w in worlds:
+        result = _margins(s, w)
+        first = {pid: found[0].entry for pid, found in result.ranked.items() if found}
+        old.setdefault(w.setting, Tally()).add(
+            s, w, test, [(p.paper_id, p.entry, p.score) for p in result.attached], first
+        )
+    own = {url: e for e, entry in enumerate(s.entries) for url in entry.urls}
+    text = dict(s.papers)
+    settings = []
+    for setting in SETTINGS:
+        wrong = []
+        for pid, e, score in new_test[setting].wrong:
+            right = next((own[u] for u in sorted(s.truth[pid]) if u in own), None)
+            wrong.append(
+                {
+                    "paper_id": pid,
+                    "abstract": " ".join(text[pid].split()[:12]),
+                    "title": s.entries[e].title,
+                    "right_title": None if right is None else s.entries[right].title,
+                    "right_in_program": any(
+                        pid in w.in_program for w in worlds if w.setting == setting and pid in w.library
+                    ),
+                    "score": round(score, 4),
+                }
             )
-    urls = [set(e.urls) for e in entries]
-
-    def is_right(pid: str, e: int) -> bool:
-        return bool(urls[e] & truth[pid])
-
-    ids = [pid for pid, _ in papers]
-    order = np.random.default_rng(seed).permutation(len(ids))
-    dev = {ids[i] for i in order[: len(ids) // 2]}
-    test = {ids[i] for i in order[len(ids) // 2 :]}
-    everyone = set(ids)
-    closed = {
-        "dev": _Run.of(result, dev, everyone, is_right),
-        "test": _Run.of(result, test, everyone, is_right),
-    }
-    worlds = []
-    for n, share in enumerate(OPEN_SHARES):
-        library, kept = _open_world(ids, entries, truth, area, share, seed + 10 + n)
-        world = _match_subset(papers, library, entries, vectors, kept)
-        listed = set().union(*(urls[e] for e in kept))
-        in_program = {pid for pid in library if truth[pid] & listed}
-        members = set(library)
-        worlds.append(
+        settings.append(
             {
-                "share": share,
-                "library": len(library),
-                "entries": len(kept),
-                "dev": _Run.of(world, dev & members, in_program, is_right),
-                "test": _Run.of(world, test & members, in_program, is_right),
+                "setting": setting,
+                "margins": old[setting].figures(),
+                "assignment": new_test[setting].figures(),
+                "assignment_dev": new_dev[setting].figures(),
+                "wrong": wrong,
             }
         )
-    # Small open libraries, the trial's shape (300 papers, two thirds in no program): reported, not
-    # used in the choice; requiring DEV_PRECISION_OPEN there too (dev) chose A>=1.86 B>=3.24
-    # E>=0.68, which leaves about 0.58 of the papers in the program attached in every world.
-    small_open: list[_Run] = []
-    for n in range(SMALL_RUNS):
-        library, kept = _open_world(
-            ids, entries, truth, area, OPEN_SHARES[-1], seed + 20 + n, test, SMALL_LIBRARY
-        )
-        listed = set().union(*(urls[e] for e in kept))
-        world = _match_subset(papers, library, entries, vectors, kept)
-        in_program = {pid for pid in library if truth[pid] & listed}
-        small_open.append(_Run.of(world, set(library), in_program, is_right))
-    small_dev = _small_runs(papers, sorted(dev), entries, vectors, is_right, seed)
-    small_test = _small_runs(papers, sorted(test), entries, vectors, is_right, seed + 1)
-    tau, dev_figures = _choose(
-        [
-            (closed["dev"], DEV_PRECISION, True),
-            *((r, DEV_PRECISION, False) for r in small_dev),
-            *((w["dev"], DEV_PRECISION_OPEN, True) for w in worlds),
-        ]
-    )
-    mode = result.mode
-    shipped = (*THRESHOLDS[mode], EVIDENCE_FLOOR[mode])
-    margins_only = (*THRESHOLDS[mode], 0.0)
-    small = [r.figures(shipped) for r in small_test]
-    small_o = {
-        k: [r.figures(t) for r in small_open] for k, t in (("shipped", shipped), ("margins", margins_only))
-    }
     return {
-        "papers": len(ids),
-        "entries": len(entries),
+        "papers": len(s.papers),
+        "entries": len(s.entries),
         "mode": mode,
         "seed": seed,
-        "thresholds_chosen": list(tau[:2]),
-        "evidence_chosen": tau[2],
-        "thresholds_shipped": list(shipped[:2]),
-        "evidence_shipped": shipped[2],
-        "dev": dev_figures,
-        "test": closed["test"].figures(tau),
-        "test_shipped": closed["test"].figures(shipped),
-        "test_margins_only": closed["test"].figures(margins_only),
-        "test_small": {
-            "libraries": len(small),
-            "papers_each": SMALL_LIBRARY,
-            "precision": float(np.mean([f["precision"] for f in small])) if small else 0.0,
-            "coverage": float(np.mean([f["coverage"] for f in small])) if small else 0.0,
-        },
-        "test_small_open": {
-            "libraries": SMALL_RUNS,
-            "papers_each": SMALL_LIBRARY,
-            "share": OPEN_SHARES[-1],
-            **{
-                f"{stat}{suffix}": float(np.mean([f[stat] for f in small_o[k]]))
-                for k, suffix in (("shipped", ""), ("margins", "_margins_only"))
-                for stat in ("precision", "coverage")
-            },
-        },
-        "open": [
-            {
-                "share": w["share"],
-                "library": w["library"],
-                "entries": w["entries"],
-                "dev": w["dev"].figures(tau),
-                "test_chosen": w["test"].figures(tau),
-                "test": w["test"].figures(shipped),
-                "test_margins_only": w["test"].figures(margins_only),
-            }
-            for w in worlds
-        ],
-        "target": {"precision": TARGET[0], "coverage": TARGET[1]},
+        "floor": model.floor,
+        "settings": settings,
+        "target": {"precision": TARGET[0], "coverage": TARGET[1], "small_open_precision": TARGET_SMALL_OPEN},
         "elapsed_s": time.perf_counter() - started,
     }
 
 
+def meets_target(row: dict[str, Any], figures: dict[str, Any]) -> bool | None:
+    """Return whether ``figures`` of setting ``row`` meet issue 23's target (None: the setting has none)."""
+    if row["setting"].startswith("small open"):
+        return figures["precision"] >= TARGET_SMALL_OPEN
+    if row["setting"] == "small closed":
+        return None
+    return figures["precision"] >= TARGET[0] and figures["coverage"] >= TARGET[1]
+
+
 def format_enrich_eval(result: dict[str, Any]) -> str:
-    """Return the eval as a few plain lines: closed world, then each open world."""
+    """Return the eval as plain lines: a table of both matchers per setting, then the wrong attachments."""
 
-    def line(name: str, f: dict[str, Any]) -> str:
-        return (
-            f"  {name:<40} precision {f['precision']:.4f}  coverage {f['coverage']:.4f}"
-            f"  ({f['correct']:,}/{f['attached']:,} right; {f['in_program']:,} of {f['papers']:,} papers in the program);"
-            f" first suggestion right {f['suggestion_rank1_right']:.3f} of {f['suggested']:,}"
-        )
+    def cell(f: dict[str, Any]) -> str:
+        return f"{f['precision']:.4f} {f['coverage']:.4f} {f['correct']:>5,}/{f['attached']:<5,}"
 
-    ta, tb = result["thresholds_chosen"]
-    te = result["evidence_chosen"]
-    sa, sb = result["thresholds_shipped"]
-    se = result["evidence_shipped"]
-    target = result["target"]
-
-    def meets(f: dict[str, Any]) -> bool:
-        return f["precision"] >= target["precision"] and f["coverage"] >= target["coverage"]
-
-    met = meets(result["test_shipped"]) and all(meets(w["test"]) for w in result["open"])
-    small = result["test_small"]
     out = [
         f"eval enrich: {result['papers']:,} ICLR 2026 abstracts against a {result['entries']:,}-title program"
-        f" ({result['mode']} legs; split seed {result['seed']}: thresholds chosen on the dev half,"
-        " figures on the test half)",
-        "closed world (every paper in the program):",
-        line(f"dev, chosen A>={ta:.2f} B>={tb:.2f} E>={te:.2f}", result["dev"]),
-        line(f"test, chosen A>={ta:.2f} B>={tb:.2f} E>={te:.2f}", result["test"]),
-        line(f"test, shipped A>={sa:.2f} B>={sb:.2f} E>={se:.2f}", result["test_shipped"]),
-        line(f"test, margins only A>={sa:.2f} B>={sb:.2f}", result["test_margins_only"]),
-        f"  small libraries ({small['libraries']} x {small['papers_each']} test papers, whole program):"
-        f" precision {small['precision']:.4f}  coverage {small['coverage']:.4f}",
+        f" ({result['mode']} legs; split seed {result['seed']}: pair model trained on the first quarter,"
+        f" floor {result['floor']:.3f} chosen on the second, figures on the test half)",
+        f"{'setting':<16} {'test papers':>11} {'in program':>10}"
+        f"  {'margins (issue 15): prec  cov  right/att':<42}  {'assignment: prec  cov  right/att':<34}"
+        "  first sugg. right  target  (dev: prec cov)",
     ]
-    for w in result["open"]:
-        out += [
-            f"open world: {w['share']:.0%} of a {w['library']:,}-paper library in no program;"
-            f" {w['entries']:,} entries of some areas, half without a paper in the library (coverage: of the papers in the program):",
-            line(f"dev, chosen A>={ta:.2f} B>={tb:.2f} E>={te:.2f}", w["dev"]),
-            line(f"test, chosen A>={ta:.2f} B>={tb:.2f} E>={te:.2f}", w["test_chosen"]),
-            line(f"test, shipped A>={sa:.2f} B>={sb:.2f} E>={se:.2f}", w["test"]),
-            line(f"test, margins only A>={sa:.2f} B>={sb:.2f}", w["test_margins_only"]),
-        ]
-    so = result["test_small_open"]
+    for row in result["settings"]:
+        old, new, dev = row["margins"], row["assignment"], row["assignment_dev"]
+        met = meets_target(row, new)
+        out.append(
+            f"{row['setting']:<16} {new['papers']:>11,} {new['in_program']:>10,}  {cell(old):<42}  {cell(new):<34}"
+            f"  {new['suggestion_rank1_right']:.3f} of {new['suggested']:<6,}"
+            f"  {'-' if met is None else 'met' if met else 'NOT met':<6}  ({dev['precision']:.4f} {dev['coverage']:.4f})"
+        )
+    target = result["target"]
     out.append(
-        f"  small open libraries ({so['libraries']} x {so['papers_each']} test papers, {so['share']:.0%} in no program):"
-        f" precision {so['precision']:.4f}  coverage {so['coverage']:.4f}"
-        f" (margins only: {so['precision_margins_only']:.4f} at {so['coverage_margins_only']:.4f})"
+        f"target: precision >= {target['precision']} at coverage >= {target['coverage']} (closed, open);"
+        f" precision >= {target['small_open_precision']} (small open)"
     )
-    out.append(
-        f"  target precision >= {target['precision']} at coverage >= {target['coverage']}:"
-        f" {'met' if met else 'NOT met'} (shipped thresholds, test half, closed and open worlds)"
-    )
+    for row in result["settings"]:
+        for wrong in row["wrong"]:
+            orphan = "" if wrong["right_in_program"] else " (its own title is not in this program)"
+            out.append(
+                f"  wrong ({row['setting']}, p={wrong['score']:.3f}): {wrong['abstract']} … → {wrong['title']!r};"
+                f" right: {wrong['right_title']!r}{orphan}"
+            )
     return "\n".join(out)

@@ -165,7 +165,7 @@ class AttachedModel(BaseModel):
     program: str = Field(description="The program file's name (no folder leaves the server).")
     entry_line: int = Field(description="The entry's line (or record number) in that file.")
     session: str | None = Field(description="The session the program names for the paper, if any.")
-    method: str = Field(description="How the match was made: 'agreed' (two rankings) or 'review'.")
+    method: str = Field(description="How the match was made: 'agreed' (matched automatically) or 'review'.")
     fields: list[str] = Field(description="The paper fields the entry set, e.g. title, authors.")
 
 
