@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+import random
 import shutil
 from pathlib import Path
 
@@ -12,9 +13,13 @@ import pytest
 
 import paperscope.library as library_module
 from paperscope import Library
+from paperscope.evaluation.qrels import is_training_item, read_iclr_papers
 from paperscope.index.bm25 import K1, B, MemoryBM25, match_expression, query_terms
 from paperscope.index.dense import TITLELESS_COSINE_BONUS, DenseIndex
+from paperscope.index.search import search_papers
+from paperscope.ingest.pipeline import paper_id_for
 from paperscope.store.lexical import TITLE_WEIGHT, TITLELESS_BODY_WEIGHT, search_fts
+from paperscope.text import clean_text
 
 # (key, title or "", abstract). "kd" has "distillation" in its title and abstract but not
 # "dataset"; "dd" has no title and both words once: the issue's #19 / #36 case in miniature.
@@ -189,3 +194,40 @@ def test_vector_cache_marks_titleless_papers_and_rereads_a_cache_without_the_mar
         assert marks.is_file()
     finally:
         again.close()
+
+
+@pytest.mark.slow
+def test_on_iclr_2026_with_half_the_titles_removed_keyword_queries_find_titleless_papers(
+    shared_data, tmp_path
+):
+    """BM25 alone (no model), the training quarter of bench/titleless.py's keyword queries."""
+    papers = read_iclr_papers(shared_data / "iclr2026-primary-area")
+    removed = set(random.Random(23).sample(sorted(p.paper_key for p in papers), len(papers) // 2))
+    table = tmp_path / "iclr.csv"
+    with table.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract"])
+        writer.writerows(["" if p.paper_key in removed else p.title, p.abstract] for p in papers)
+    with Library(tmp_path / "iclr.db", embedder="fake") as lib:
+        lib.ingest([table], cards=False, embed=False)
+        queries = [
+            (p.keywords.replace(",", " "), paper_id_for(clean_text(p.abstract)), p.paper_key in removed)
+            for p in papers
+            if p.keywords.strip() and is_training_item(p.paper_key)
+        ]
+        mrr: dict[tuple[bool, bool], list[float]] = {}
+        for correct in (False, True):
+            for text, target, bare in queries:
+                ranked = [
+                    r.paper_id for r in search_papers(lib.store, text, 10, "bm25", correct_titleless=correct)
+                ]
+                rank = ranked.index(target) + 1 if target in ranked else None
+                mrr.setdefault((correct, bare), []).append(1 / rank if rank else 0.0)
+    mean = {key: sum(values) / len(values) for key, values in mrr.items()}
+    ratio_before = mean[(False, True)] / mean[(False, False)]
+    ratio_after = mean[(True, True)] / mean[(True, False)]
+    overall = {c: sum(mrr[(c, False)] + mrr[(c, True)]) / len(queries) for c in (False, True)}
+    assert len(queries) == 1045
+    # MRR@10 of title-less targets / titled: 0.837 before issue 23, 0.952 now; over all 0.685 → 0.694.
+    assert round(ratio_before, 3) == 0.837 and round(ratio_after, 3) == 0.952
+    assert overall[True] >= overall[False]
