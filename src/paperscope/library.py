@@ -1092,6 +1092,12 @@ class Library:
         if path is not None and (path / "idf.npy").is_file():
             with contextlib.suppress(OSError, ValueError):
                 index = MemoryBM25.load(path)
+        if index is not None and index.titleless is None:
+            # Saved before issue 23: mark title-less rows (no letter or digit: no token) once.
+            titles = dict(conn.execute("SELECT paper_id, title FROM papers"))
+            bare = [not any(ch.isalnum() for ch in titles.get(pid) or "") for pid in index.paper_ids]
+            with contextlib.suppress(OSError):
+                index.save_titleless(path, bare)
         if index is None and not build:
             return None  # searches use FTS5 until `ingest`/`embed` build it (seconds, not hidden)
         if index is None:

@@ -46,7 +46,7 @@ def _cache_files(lib: Library) -> list[str]:
     return sorted(
         p.name
         for p in lib._cache_dir().glob("vectors-*.npy")
-        if ".ids" not in p.name and ".chunks" not in p.name
+        if not any(part in p.name for part in (".ids", ".chunks", ".titleless"))
     )
 
 

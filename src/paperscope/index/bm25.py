@@ -73,7 +73,9 @@ class MemoryBM25:
     its postings. Scores equal FTS5's (Robertson & Zaragoza, 2009, BM25 with k1 = 1.2,
     b = 0.75, ``idf = log((N - n + 0.5) / (n + 0.5))`` floored at 1e-6, term frequency summed
     over columns with the title weighted ``title_weight``, document length = all tokens) for
-    single-word query chunks; multi-word chunks are scored as separate words.
+    single-word query chunks; multi-word chunks are scored as separate words. A paper without
+    a title can have its body weighted ``titleless_body_weight`` at query time, as
+    :func:`paperscope.store.lexical.search_fts` does (issue 23).
 
     Attributes:
         paper_ids: row order.
@@ -82,15 +84,17 @@ class MemoryBM25:
         rows: int32, shape (n_postings,): paper rows.
         weights: float32, shape (n_postings,): the BM25 term-frequency part of each posting.
         idf: float32, shape (n_terms,).
+        titleless: bool, shape (n_papers,): the paper has no title token.
     """
 
-    def __init__(self, paper_ids, vocabulary, indptr, rows, weights, idf):  # type: ignore[no-untyped-def]
+    def __init__(self, paper_ids, vocabulary, indptr, rows, weights, idf, titleless):  # type: ignore[no-untyped-def]
         self.paper_ids = paper_ids
         self.vocabulary = vocabulary
         self.indptr = indptr
         self.rows = rows
         self.weights = weights
         self.idf = idf
+        self.titleless = titleless
         self.row_of = {pid: i for i, pid in enumerate(paper_ids)}
 
     @classmethod
@@ -114,13 +118,16 @@ class MemoryBM25:
         freqs = array("f")  # float32 title-weighted term frequency of each posting
         n_terms = array("i")  # int32 postings per document
         lengths = array("i")  # int32 tokens per document
+        titleless = array("b")  # 1 where the title has no token
         for paper_id, title, body in documents:
             paper_ids.append(paper_id)
             counts: dict[str, float] = {}
             size = 0
-            for text, weight in ((title or "", title_weight), (body, 1.0)):
+            for field, (text, weight) in enumerate(((title or "", title_weight), (body, 1.0))):
                 tokens = tokenize(segment(text, for_index=True)) if text else []
                 size += len(tokens)
+                if field == 0:
+                    titleless.append(not tokens)
                 for token in tokens:
                     counts[token] = counts.get(token, 0.0) + weight
             lengths.append(size)
@@ -145,7 +152,8 @@ class MemoryBM25:
         del norm, tf
         idf = np.log((n - doc_freq + 0.5) / (doc_freq + 0.5))
         idf = np.where(idf <= 0, IDF_FLOOR, idf).astype(np.float32)
-        return cls(paper_ids, vocabulary, indptr, rows, weights, idf)
+        bare = np.frombuffer(titleless, dtype=np.int8).astype(bool) if n else np.zeros(0, dtype=bool)
+        return cls(paper_ids, vocabulary, indptr, rows, weights, idf, bare)
 
     def __len__(self) -> int:
         return len(self.paper_ids)
@@ -159,13 +167,20 @@ class MemoryBM25:
                 out[term] = int(self.indptr[t + 1] - self.indptr[t])
         return out
 
-    def search(self, terms: list[str], limit: int, allowed_rows=None) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+    def search(self, terms: list[str], limit: int, allowed_rows=None, titleless_body_weight: float = 1.0):  # type: ignore[no-untyped-def]
         """Return up to ``limit`` ``(paper_id, score)`` best first; only rows matching a term count.
 
         Args:
             terms: index terms (see :func:`query_terms`).
             limit: how many to return.
             allowed_rows: optional bool array, shape (n_papers,): rows that may be returned.
+            titleless_body_weight: weight c of a title-less paper's body terms (1.0: as FTS5's
+                plain ``bm25()``). A stored weight ``w = tf (k1 + 1) / (tf + norm)`` becomes
+                ``c tf (k1 + 1) / (c tf + norm) = (k1 + 1) c w / (k1 + 1 + (c - 1) w)``, so the
+                weight of any c follows from the stored one, without a second index.
+
+        Returns:
+            list of ``(paper_id, score)``.
         """
         import numpy as np
 
@@ -173,10 +188,15 @@ class MemoryBM25:
         if not ids or not self.paper_ids:
             return []
         scores = np.zeros(len(self.paper_ids), dtype=np.float32)
+        reweight = titleless_body_weight != 1.0 and bool(self.titleless.any())
+        c, k = np.float32(titleless_body_weight), np.float32(K1 + 1)
         for t in ids:
             start, end = int(self.indptr[t]), int(self.indptr[t + 1])
+            rows, weights = self.rows[start:end], self.weights[start:end]
+            if reweight:
+                weights = np.where(self.titleless[rows], k * c * weights / (k + (c - 1) * weights), weights)
             # Rows are distinct within one term's postings, so a fancy-index add is exact.
-            scores[self.rows[start:end]] += self.idf[t] * self.weights[start:end]
+            scores[rows] += self.idf[t] * weights
         # Every posting adds idf (>= IDF_FLOOR > 0) x weight (> 0, as tf > 0), so a row matched
         # a term exactly when its score is positive: no separate "matched" mask is needed.
         matched = scores > 0
@@ -191,7 +211,7 @@ class MemoryBM25:
         ids_of = self.paper_ids
         return [(ids_of[r], s) for r, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 
-    _ARRAYS = ("indptr", "rows", "weights", "idf")
+    _ARRAYS = ("indptr", "rows", "weights", "idf", "titleless")
 
     def save(self, path) -> None:  # type: ignore[no-untyped-def]
         """Write the index to the folder ``path`` (one ``.npy`` per array), renamed into place.
@@ -223,16 +243,38 @@ class MemoryBM25:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def save_titleless(self, path, titleless) -> None:  # type: ignore[no-untyped-def]
+        """Set ``titleless`` (bool, shape (n_papers,)) and add it to the index saved in ``path``."""
+        import os
+        from pathlib import Path
+
+        import numpy as np
+
+        self.titleless = np.asarray(titleless, dtype=bool)
+        target = Path(path) / "titleless.npy"
+        tmp = target.with_name(f"titleless.{os.getpid()}.tmp.npy")
+        np.save(tmp, self.titleless, allow_pickle=False)
+        os.replace(tmp, target)
+
     @classmethod
     def load(cls, path) -> MemoryBM25:  # type: ignore[no-untyped-def]
-        """Read an index written by :meth:`save`; the postings stay memory-mapped (read-only)."""
+        """Read an index written by :meth:`save`; the postings stay memory-mapped (read-only).
+
+        An index written before issue 23 has ``titleless`` None (see :meth:`save_titleless`).
+        """
         from pathlib import Path
 
         import numpy as np
 
         folder = Path(path)
         terms = np.load(folder / "terms.npy").tolist()
-        arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in cls._ARRAYS]
+        # An index saved before issue 23 has no titleless.npy: None, for the caller to fill in.
+        arrays = [
+            np.load(folder / f"{name}.npy", mmap_mode="r")
+            if name != "titleless" or (folder / f"{name}.npy").is_file()
+            else None
+            for name in cls._ARRAYS
+        ]
         return cls(
             np.load(folder / "paper_ids.npy").tolist(),
             {t: i for i, t in enumerate(terms)},

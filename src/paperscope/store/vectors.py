@@ -17,6 +17,7 @@ __all__ = [
     "vectors_fingerprint",
     "library_generation",
     "library_id",
+    "titleless_papers",
 ]
 
 #: Rows copied into the matrix per step of :func:`load_vectors` (4096 x 1.5 KB = 6 MB at dim 384).
@@ -35,6 +36,11 @@ def missing_vectors(conn: sqlite3.Connection, model_id: str) -> list[tuple[str, 
         (model_id,),
     )
     return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def titleless_papers(conn: sqlite3.Connection) -> set[str]:
+    """Return the paper_ids of papers without a title (NULL or empty)."""
+    return {r[0] for r in conn.execute("SELECT paper_id FROM papers WHERE title IS NULL OR title = ''")}
 
 
 def count_missing_vectors(conn: sqlite3.Connection, model_id: str) -> int:
