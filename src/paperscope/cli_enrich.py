@@ -59,6 +59,12 @@ def print_report(report: EnrichReport) -> None:
     )
     if report.sessions:
         click.echo(f"stored {report.sessions:,} sessions of the attached papers (`paperscope schedule`)")
+    if report.sessions_shared:
+        n = report.sessions_shared
+        click.echo(
+            f"{n:,} of the program's sessions {'was' if n == 1 else 'were'} stored from another program"
+            " already: each is shown once"
+        )
     if report.without_title:
         lines = ", ".join(str(n) for n in report.without_title[:10])
         more = f" and {len(report.without_title) - 10} more" if len(report.without_title) > 10 else ""
