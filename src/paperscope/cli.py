@@ -624,23 +624,14 @@ def enrich(
 
     Example: paperscope enrich --program icml2026_program.csv --timezone Asia/Seoul
     """
-    from .cli_enrich import print_report, run_review
+    from .cli_enrich import print_report, print_undo, run_review
     from .enrich import parse_program_map
 
     lib = _library(ctx)
     if sum((review, undo, list_only)) > 1:
         raise click.UsageError("choose one of --review, --undo and --list")
     if undo:
-        restored, kept = lib.undo_enrich(program)
-        if as_json:
-            _emit_json({"restored": restored, "changed_since": kept})
-            return
-        click.echo(f"undone: {len(restored):,} papers restored" + (f" from {program}" if program else ""))
-        if kept:
-            click.echo(
-                f"note: {len(kept):,} papers had a field changed since; that field was left as it is",
-                err=True,
-            )
+        print_undo(lib.undo_enrich(program), program, as_json)
         return
     if list_only:
         found = lib.enrichments(program)

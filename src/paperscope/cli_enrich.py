@@ -13,15 +13,19 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .strict_json import dumps
+
 if TYPE_CHECKING:
     from .enrich import EnrichReport
+    from .enrich.attach import UndoReport
     from .library import Library
 
-__all__ = ["print_report", "run_review", "REVIEW_KEYS"]
+__all__ = ["print_report", "print_undo", "run_review", "counted", "REVIEW_KEYS"]
 
 REVIEW_KEYS = "[a] accept  [r] reject  [s] skip  [q] quit"
 #: Lines of the paper's abstract shown beside a suggestion.
@@ -41,6 +45,34 @@ def _read_key(interactive: bool) -> str:
             return "q"
     line = sys.stdin.readline()
     return (line.strip()[:1] or "\n") if line else ""
+
+
+def counted(n: int, noun: str) -> str:
+    """Return ``n`` with ``noun``, plural unless n is 1 (``1 row``, ``3 rows``); nouns here take an s."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def print_undo(done: UndoReport, program: Path | None, as_json: bool) -> None:
+    """Print what ``enrich --undo`` did: papers restored, open suggestions and sessions removed."""
+    restored, kept = done
+    if as_json:
+        data = {
+            "restored": restored,
+            "changed_since": kept,
+            "suggestions_removed": done.suggestions,
+            "sessions_removed": done.sessions,
+        }
+        click.echo(dumps(data, ensure_ascii=False, indent=2))
+        return
+    click.echo(
+        f"undone: {counted(len(restored), 'paper')} restored; removed {counted(done.suggestions, 'open suggestion')}"
+        f" and {counted(done.sessions, 'session')}" + (f" (program {program})" if program else "")
+    )
+    if kept:
+        click.echo(
+            f"note: {counted(len(kept), 'paper')} had a field changed since; that field was left as it is",
+            err=True,
+        )
 
 
 def print_report(report: EnrichReport) -> None:

@@ -1867,13 +1867,15 @@ class Library:
             self.embed()  # as enrich does: the title changed the paper's content hash
         return done
 
-    def undo_enrich(self, program: str | Path | None = None) -> tuple[list[str], list[str]]:
+    def undo_enrich(self, program: str | Path | None = None) -> Any:
         """Undo the attachments of ``enrich`` (of one program file, or all); see :func:`enrich.attach.undo`.
 
         The restored papers get back the vectors of their content before (saved by ``attach``);
         a library whose every paper had a vector before the undo has one after it too.
 
-        Returns ``(restored paper_ids, paper_ids with a field changed since, left as it is)``.
+        Returns an :class:`~paperscope.enrich.attach.UndoReport`: the restored paper_ids, those
+        with a field changed since (left as it is), and how many open suggestions and stored
+        sessions went; it unpacks as ``(restored, kept)``.
         """
         from .enrich import attach
 
