@@ -47,9 +47,16 @@ def _read_key(interactive: bool) -> str:
     return (line.strip()[:1] or "\n") if line else ""
 
 
+#: How the run matched, in words (``EnrichReport.mode``): the titles' and abstracts' embeddings
+#: too, or BM25 of their words alone.
+_HOW = {"hybrid": "matched with the embeddings", "bm25": "matched by words only"}
+
+
 def counted(n: int, noun: str) -> str:
-    """Return ``n`` with ``noun``, plural unless n is 1 (``1 row``, ``3 rows``); nouns here take an s."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    """Return ``n`` with ``noun``, plural unless n is 1 (``1 row``, ``3 rows``, ``2 entries``)."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n:,} {noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
 
 
 def print_undo(done: UndoReport, program: Path | None, as_json: bool) -> None:
@@ -78,8 +85,8 @@ def print_undo(done: UndoReport, program: Path | None, as_json: bool) -> None:
 def print_report(report: EnrichReport) -> None:
     """Print what one enrich run attached and left for review (lines on stdout, notes on stderr)."""
     click.echo(
-        f"{report.program}: {report.entries:,} entries ({report.in_library:,} already in the library),"
-        f" {report.untitled:,} papers without a title; {report.mode} legs"
+        f"{report.program}: {counted(report.entries, 'entry')} ({report.in_library:,} already in the"
+        f" library), {counted(report.untitled, 'paper')} without a title; {_HOW[report.mode]}"
     )
     for item in report.attached:
         click.echo(
@@ -100,8 +107,11 @@ def print_report(report: EnrichReport) -> None:
     if report.without_title:
         lines = ", ".join(str(n) for n in report.without_title[:10])
         more = f" and {len(report.without_title) - 10} more" if len(report.without_title) > 10 else ""
+        n = len(report.without_title)
         click.echo(
-            f"note: {len(report.without_title)} program rows have no title (lines {lines}{more})", err=True
+            f"note: {counted(n, 'program row')} {'has' if n == 1 else 'have'} no title"
+            f" (line{'' if n == 1 else 's'} {lines}{more})",
+            err=True,
         )
     if report.unused_columns:
         click.echo(f"note: program columns not used: {', '.join(report.unused_columns)}", err=True)

@@ -132,12 +132,13 @@ def dense_inputs(
         return (
             None,
             None,
-            f"{missing:,} papers have no vector, so both legs are BM25; run `paperscope embed` first",
+            f"{missing:,} paper{'' if missing == 1 else 's'} {'has' if missing == 1 else 'have'} no vector,"
+            " so titles were matched by words only; run `paperscope embed` first to match with the embeddings",
         )
     index = lib.dense_index(progress=False)
     rows = [index.vector_of(pid) for pid, _ in papers]
     if any(r is None for r in rows):
-        return None, None, "some papers have no vector, so both legs are BM25"
+        return None, None, "some papers have no vector, so titles were matched by words only"
     titles = lib.embedder.embed([e.title for e in entries])
     return np.vstack(rows).astype(np.float32), np.asarray(titles, dtype=np.float32), None
 
