@@ -624,23 +624,14 @@ def enrich(
 
     Example: paperscope enrich --program icml2026_program.csv --timezone Asia/Seoul
     """
-    from .cli_enrich import print_report, run_review
+    from .cli_enrich import print_report, print_undo, run_review
     from .enrich import parse_program_map
 
     lib = _library(ctx)
     if sum((review, undo, list_only)) > 1:
         raise click.UsageError("choose one of --review, --undo and --list")
     if undo:
-        restored, kept = lib.undo_enrich(program)
-        if as_json:
-            _emit_json({"restored": restored, "changed_since": kept})
-            return
-        click.echo(f"undone: {len(restored):,} papers restored" + (f" from {program}" if program else ""))
-        if kept:
-            click.echo(
-                f"note: {len(kept):,} papers had a field changed since; that field was left as it is",
-                err=True,
-            )
+        print_undo(lib.undo_enrich(program), program, as_json)
         return
     if list_only:
         found = lib.enrichments(program)
@@ -843,9 +834,14 @@ def export(
     ids = [line.split()[0] for line in ids_file if line.strip()] if ids_file is not None else None
     if fmt is None:  # "--out keep.bib" means BibTeX: never JSON Lines in a .bib file
         fmt = _EXPORT_EXTENSIONS.get(out.suffix.lower(), "jsonl") if out is not None else "jsonl"
-    chunks = _library(ctx).export(
-        fmt, starred=starred, tag=tag, state=state, topic_id=topic_id, paper_ids=ids
-    )
+    lib = _library(ctx)
+    chunks = lib.export(fmt, starred=starred, tag=tag, state=state, topic_id=topic_id, paper_ids=ids)
+    if fmt == "ics" and not lib.last_export_events:
+        raise click.ClickException(
+            "no calendar written: these papers have no session with a time; attach the conference"
+            " program first (paperscope enrich --program FILE) or choose papers that have sessions"
+            " (paperscope schedule lists them)"
+        )
     if out is None:
         for chunk in chunks:
             click.echo(chunk, nl=False)
@@ -856,9 +852,15 @@ def export(
     with tmp.open("w", encoding="utf-8") as handle:
         handle.writelines(chunks)
     tmp.replace(out)
-    lib = _library(ctx)
     n = lib.last_export_count
-    if n:
+    if fmt == "ics":
+        events, with_events = lib.last_export_events, lib.last_export_event_papers
+        click.echo(
+            f"wrote {events:,} event{'' if events == 1 else 's'}"
+            f" ({with_events:,} paper{'' if with_events == 1 else 's'}) to {out}",
+            err=True,
+        )
+    elif n:
         click.echo(f"wrote {n:,} paper{'' if n == 1 else 's'} to {out} ({fmt})", err=True)
     else:
         click.echo(f"wrote {out}: no paper matched the selection, so it is empty", err=True)

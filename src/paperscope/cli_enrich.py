@@ -13,15 +13,19 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .strict_json import dumps
+
 if TYPE_CHECKING:
     from .enrich import EnrichReport
+    from .enrich.attach import UndoReport
     from .library import Library
 
-__all__ = ["print_report", "run_review", "REVIEW_KEYS"]
+__all__ = ["print_report", "print_undo", "run_review", "counted", "REVIEW_KEYS"]
 
 REVIEW_KEYS = "[a] accept  [r] reject  [s] skip  [q] quit"
 #: Lines of the paper's abstract shown beside a suggestion.
@@ -43,11 +47,46 @@ def _read_key(interactive: bool) -> str:
     return (line.strip()[:1] or "\n") if line else ""
 
 
+#: How the run matched, in words (``EnrichReport.mode``): the titles' and abstracts' embeddings
+#: too, or BM25 of their words alone.
+_HOW = {"hybrid": "matched with the embeddings", "bm25": "matched by words only"}
+
+
+def counted(n: int, noun: str) -> str:
+    """Return ``n`` with ``noun``, plural unless n is 1 (``1 row``, ``3 rows``, ``2 entries``)."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n:,} {noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
+
+
+def print_undo(done: UndoReport, program: Path | None, as_json: bool) -> None:
+    """Print what ``enrich --undo`` did: papers restored, open suggestions and sessions removed."""
+    restored, kept = done
+    if as_json:
+        data = {
+            "restored": restored,
+            "changed_since": kept,
+            "suggestions_removed": done.suggestions,
+            "sessions_removed": done.sessions,
+        }
+        click.echo(dumps(data, ensure_ascii=False, indent=2))
+        return
+    click.echo(
+        f"undone: {counted(len(restored), 'paper')} restored; removed {counted(done.suggestions, 'open suggestion')}"
+        f" and {counted(done.sessions, 'session')}" + (f" (program {program})" if program else "")
+    )
+    if kept:
+        click.echo(
+            f"note: {counted(len(kept), 'paper')} had a field changed since; that field was left as it is",
+            err=True,
+        )
+
+
 def print_report(report: EnrichReport) -> None:
     """Print what one enrich run attached and left for review (lines on stdout, notes on stderr)."""
     click.echo(
-        f"{report.program}: {report.entries:,} entries ({report.in_library:,} already in the library),"
-        f" {report.untitled:,} papers without a title; {report.mode} legs"
+        f"{report.program}: {counted(report.entries, 'entry')} ({report.in_library:,} already in the"
+        f" library), {counted(report.untitled, 'paper')} without a title; {_HOW[report.mode]}"
     )
     for item in report.attached:
         click.echo(
@@ -59,11 +98,20 @@ def print_report(report: EnrichReport) -> None:
     )
     if report.sessions:
         click.echo(f"stored {report.sessions:,} sessions of the attached papers (`paperscope schedule`)")
+    if report.sessions_shared:
+        n = report.sessions_shared
+        click.echo(
+            f"{n:,} of the program's sessions {'was' if n == 1 else 'were'} stored from another program"
+            " already: each is shown once"
+        )
     if report.without_title:
         lines = ", ".join(str(n) for n in report.without_title[:10])
         more = f" and {len(report.without_title) - 10} more" if len(report.without_title) > 10 else ""
+        n = len(report.without_title)
         click.echo(
-            f"note: {len(report.without_title)} program rows have no title (lines {lines}{more})", err=True
+            f"note: {counted(n, 'program row')} {'has' if n == 1 else 'have'} no title"
+            f" (line{'' if n == 1 else 's'} {lines}{more})",
+            err=True,
         )
     if report.unused_columns:
         click.echo(f"note: program columns not used: {', '.join(report.unused_columns)}", err=True)

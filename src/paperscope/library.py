@@ -218,6 +218,10 @@ class Library:
         self.recommend_notice: str | None = None
         #: Papers the last ``export`` wrote (counted as its text is consumed).
         self.last_export_count = 0
+        #: Events an ``ics`` export holds and the papers they are of (set when ``export`` is
+        #: called, before its text is consumed; 0 for the other formats).
+        self.last_export_events = 0
+        self.last_export_event_papers = 0
         #: Papers without a vector that one search may embed, and the wall seconds it may spend on
         #: them; the web server sets 0 so a request never embeds (its ingest job does).
         self.search_embed_max_papers = 0 if self.store.read_only else SEARCH_EMBED_MAX_PAPERS
@@ -1281,9 +1285,13 @@ class Library:
         topic_keys = ("topic_id", "topic", "subtopic_id", "subtopic", "is_outlier")
         keys = CitationKeys()
         sessions: dict[str, list[dict[str, Any]]] = {}
+        self.last_export_events = self.last_export_event_papers = 0
         if fmt == "ics":  # the calendar's events: each selected paper's sessions (schedule.Slot)
             for slot in plan_for(conn, paper_ids=keep).slots:
                 sessions.setdefault(slot.paper_id, []).append(slot.to_dict())
+            timed = [s for found in sessions.values() for s in found if s["starts_at"]]
+            self.last_export_events = len(timed)  # an event needs a start (RFC 5545)
+            self.last_export_event_papers = len({s["paper_id"] for s in timed})
 
         self.last_export_count = 0
 
@@ -1873,13 +1881,15 @@ class Library:
             self.embed()  # as enrich does: the title changed the paper's content hash
         return done
 
-    def undo_enrich(self, program: str | Path | None = None) -> tuple[list[str], list[str]]:
+    def undo_enrich(self, program: str | Path | None = None) -> Any:
         """Undo the attachments of ``enrich`` (of one program file, or all); see :func:`enrich.attach.undo`.
 
         The restored papers get back the vectors of their content before (saved by ``attach``);
         a library whose every paper had a vector before the undo has one after it too.
 
-        Returns ``(restored paper_ids, paper_ids with a field changed since, left as it is)``.
+        Returns an :class:`~paperscope.enrich.attach.UndoReport`: the restored paper_ids, those
+        with a field changed since (left as it is), and how many open suggestions and stored
+        sessions went; it unpacks as ``(restored, kept)``.
         """
         from .enrich import attach
 

@@ -16,7 +16,7 @@ from paperscope.enrich.run import library_bm25, title_less_papers
 from paperscope.errors import InputError
 from paperscope.index.bm25 import MemoryBM25, query_terms
 
-from .conftest import N_PAPERS, abstract, title, words, write_library_list, write_program
+from .conftest import ICML_COLUMNS, N_PAPERS, abstract, title, words, write_library_list, write_program
 
 
 def _index(titles: list[str]) -> MemoryBM25:
@@ -141,3 +141,36 @@ def test_review_counts_agree_with_the_library_and_unknown_keys_are_answered(tmp_
     with Library(db) as lib:
         assert len(lib.enrich_suggestions()) == total
     assert f"No suggestions left to review ({total} skipped, still open)." in result.output
+
+
+def test_a_header_only_program_names_its_columns(tmp_path: Path) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text(",".join(ICML_COLUMNS) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_program(path)
+    assert str(caught.value) == (
+        f"{path}:1: the program has a header but no rows (title column: title; columns: {', '.join(ICML_COLUMNS)})"
+    )
+
+
+def test_the_report_reads_as_english(tmp_path: Path) -> None:
+    db = tmp_path / "lib.db"
+    with Library(db) as lib:
+        lib.ingest([write_library_list(tmp_path / "papers.txt", list(range(N_PAPERS)))])
+    program = write_program(tmp_path / "program.csv", [0])
+    lines = program.read_text(encoding="utf-8").splitlines()
+    program.write_text("\n".join([*lines, ",,,Poster,"]) + "\n", encoding="utf-8")  # line 3: no title
+    result = CliRunner().invoke(cli, ["--db", str(db), "enrich", "--program", str(program), "--no-dense"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == (
+        f"{program}: 1 entry (0 already in the library), {N_PAPERS} papers without a title;"
+        " matched by words only"
+    )
+    assert "note: 1 program row has no title (line 3)" in result.stderr.splitlines()
+    two = write_program(tmp_path / "two.csv", [1, 2])
+    lines = two.read_text(encoding="utf-8").splitlines()
+    two.write_text("\n".join([*lines, ",,,Poster,", ",,,Oral,"]) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--db", str(db), "enrich", "--program", str(two)])
+    assert result.stdout.splitlines()[0].startswith(f"{two}: 2 entries (")
+    assert result.stdout.splitlines()[0].endswith("; matched with the embeddings")
+    assert "note: 2 program rows have no title (lines 4, 5)" in result.stderr.splitlines()

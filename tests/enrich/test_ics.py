@@ -67,5 +67,27 @@ def test_ics_of_a_selection_has_only_its_papers_sessions(enrich_lib: Library, tm
     assert [(e.uid, str(e["SUMMARY"])) for e in kept.events] == [
         (f"{ids[1]}-poster-1@paperscope", f"Poster: {title(1)}")
     ]
-    enrich_lib.undo_enrich()
-    assert _calendar(enrich_lib, "--format", "ics", out=tmp_path / "none.ics").events == []
+
+
+def test_ics_says_how_many_events_of_how_many_papers(enrich_lib: Library, tmp_path: Path) -> None:
+    enrich_lib.enrich(write_icml_program(tmp_path / "icml.csv"), timezone="Asia/Seoul")
+    out = tmp_path / "all.ics"
+    result = CliRunner().invoke(
+        cli, ["--db", str(enrich_lib.store.path), "export", "--format", "ics", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [f"wrote 8 events (5 papers) to {out}"]  # not the 30 papers
+    assert len(icalendar.Calendar.from_ical(out.read_bytes()).events) == 8
+
+
+def test_ics_without_sessions_writes_nothing_and_says_why(enrich_lib: Library, tmp_path: Path) -> None:
+    db = str(enrich_lib.store.path)
+    for args in (["--out", str(tmp_path / "none.ics")], ["--format", "ics"]):  # a file, or stdout
+        result = CliRunner().invoke(cli, ["--db", db, "export", *args])
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr.splitlines() == [
+            "Error: no calendar written: these papers have no session with a time; attach the conference"
+            " program first (paperscope enrich --program FILE) or choose papers that have sessions"
+            " (paperscope schedule lists them)"
+        ]
+    assert not (tmp_path / "none.ics").exists() and not (tmp_path / "none.ics.tmp").exists()

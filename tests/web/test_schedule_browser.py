@@ -120,9 +120,9 @@ def test_schedule_page_in_english_and_chinese(planned: tuple[Library, dict[str, 
 
         # One day: the day link keeps the papers chosen; the paper link opens the paper.
         page.click(".toolbar .seg a[data-choice=keep]")
-        page.wait_for_url("**/schedule?papers=keep")
+        page.wait_for_url("**/schedule?state=keep")
         page.click(".schedule-days a[data-day='2026-07-15']")
-        page.wait_for_url("**/schedule?papers=keep&day=2026-07-15")
+        page.wait_for_url("**/schedule?state=keep&day=2026-07-15")
         assert _texts(page, ".schedule-day h2") == ["2026年7月15日 星期三"]
         assert page.locator("#schedule-summary").inner_text() == "2 篇论文，3 场报告，1 处时间冲突。"
         assert page.locator("#schedule-ics").get_attribute("href") == "/api/export?format=ics&state=keep"
@@ -135,7 +135,7 @@ def test_schedule_page_in_english_and_chinese(planned: tuple[Library, dict[str, 
         ]
         assert page.locator("a.paper-slot").first.get_attribute("href") == "/schedule?day=2026-07-15"
         assert _texts(page, "li.attached") == [
-            "标题, 作者, 录用结果, 领域, 链接, 编号来自会议日程 program.csv 第 8 行（两个排序一致）"
+            "标题, 作者, 录用结果, 领域, 链接, 编号来自会议日程 program.csv 第 8 行（自动匹配）"
         ]
         screenshot(page, "schedule-paper-zh")
         assert log.problems() == [], log.problems()

@@ -55,7 +55,7 @@ def test_the_json_plan_matches_its_schema(planned: tuple[Library, dict[str, str]
 def test_the_calendar_download_is_the_plans_papers(planned: tuple[Library, dict[str, str]]) -> None:
     lib, ids = planned
     with TestClient(create_app(lib)) as client:
-        page = client.get("/schedule", params={"papers": "keep"}).text
+        page = client.get("/schedule", params={"state": "keep"}).text
         href = page.split('id="schedule-ics" href="', 1)[1].split('"', 1)[0]
         assert href == "/api/export?format=ics&amp;state=keep"
         answer = client.get("/api/export", params={"format": "ics", "state": "keep"})
@@ -67,6 +67,49 @@ def test_the_calendar_download_is_the_plans_papers(planned: tuple[Library, dict[
         f"Oral: {TITLES['dingo']}",
         f"Poster: {TITLES['dingo']}",
     }
+
+
+def test_the_page_and_the_api_choose_papers_by_the_same_names(
+    planned: tuple[Library, dict[str, str]],
+) -> None:
+    lib, ids = planned
+    lib.set_triage(ids["koala"], "maybe")
+    try:
+        with TestClient(create_app(lib)) as client:
+            pages = {q: client.get(f"/schedule?{q}") for q in ("state=maybe", "starred=1", "", "state=keep")}
+            plans = {q: client.get(f"/api/schedule?{q}").json()["data"] for q in pages}
+            links = pages["state=maybe"].text
+            bad = {
+                q: (client.get(f"/schedule?{q}"), client.get(f"/api/schedule?{q}"))
+                for q in ("papers=keep", "state=kept", "starred=maybe")
+            }
+    finally:
+        lib.set_triage(ids["koala"], "keep")
+    for q, page in pages.items():  # the page shows what the API gives for the same query
+        assert page.status_code == 200
+        assert page.text.count('<li data-paper-id="') == sum(
+            len(g["slots"]) for d in plans[q]["days"] for g in d["sessions"]
+        )
+    assert plans["state=maybe"]["papers"] == 1 and plans["starred=1"]["papers"] == 0
+    assert plans[""]["papers"] == 6 and plans["state=keep"]["papers"] == 5
+    assert '<a data-choice="maybe" href="/schedule?state=maybe" aria-current="true">' in links
+    assert '<a data-choice="starred" href="/schedule?starred=1">' in links
+    assert 'href="/api/export?format=ics&amp;state=maybe"' in links
+    messages = {
+        "papers=keep": "unknown parameter papers: this page takes state (keep, maybe, skimmed, reject),"
+        " starred=1 and day=YYYY-MM-DD, as /api/schedule does",
+        "state=kept": "unknown triage state &#39;kept&#39;; choose one of: skimmed, maybe, keep, reject",
+        "starred=maybe": "starred must be 1 or 0 (true or false), got &#39;maybe&#39;",
+    }
+    for q, (page, api) in bad.items():
+        assert page.status_code == 400 and f'<p class="error-message">{messages[q]}' in page.text
+        assert api.status_code == 400 and api.json()["ok"] is False
+    assert bad["papers=keep"][1].json()["error"] == (
+        "unknown query parameter: papers; this route takes: day, starred, state, tag"
+    )
+    assert bad["state=kept"][1].json()["error"] == (
+        "unknown triage state 'kept'; choose one of: skimmed, maybe, keep, reject"
+    )
 
 
 def test_the_page_of_one_day_in_chinese(planned: tuple[Library, dict[str, str]]) -> None:

@@ -22,16 +22,20 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..ingest.pipeline import content_hash_for
 from ..store import papers, sessions
+from .match import SUGGESTIONS
 from .program import ProgramEntry
 
 __all__ = [
     "attach",
     "undo",
+    "UndoReport",
+    "close_suggestions",
     "save_suggestions",
     "open_suggestions",
     "reject_suggestion",
@@ -171,16 +175,58 @@ def attach(
         ),
     )
     sessions.save_sessions(conn, paper_id, program, entry.line, (s.to_dict() for s in entry.sessions))
-    conn.execute("DELETE FROM enrich_suggestions WHERE paper_id = ?", (paper_id,))
-    conn.execute(
-        "DELETE FROM enrich_suggestions WHERE program = ? AND entry_line = ? AND status = 'open'",
-        (program, entry.line),
-    )
+    close_suggestions(conn, paper_id, entry.title)
     return True
 
 
-def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str], list[str]]:
-    """Undo attachments, newest first (only ``program``'s when given); return (restored, kept).
+def _fold(title: str | None) -> str:
+    """The title as titles are compared: case and spacing ignored."""
+    return " ".join((title or "").casefold().split())
+
+
+def close_suggestions(conn: sqlite3.Connection, paper_id: str, title: str) -> int:
+    """Close the open suggestions a paper's new title settles; return how many were closed.
+
+    The paper's own open suggestions go (it has its title), and so do the open suggestions of
+    every entry with the same title (case and spacing ignored), of any program, for other
+    papers: that title is taken. Rejected suggestions stay (they are never suggested again).
+    """
+    folded = _fold(title)
+    gone = [
+        (sid,)
+        for sid, pid, entry in conn.execute(
+            "SELECT suggestion_id, paper_id, entry FROM enrich_suggestions WHERE status = 'open'"
+        )
+        if pid == paper_id or _fold(json.loads(entry).get("title")) == folded
+    ]
+    conn.executemany("DELETE FROM enrich_suggestions WHERE suggestion_id = ?", gone)
+    return len(gone)
+
+
+@dataclass
+class UndoReport:
+    """What :func:`undo` did.
+
+    Attributes:
+        restored: the papers whose fields were put back.
+        kept: the papers with a field changed since the attachment (that field left as it is).
+        suggestions: open suggestions removed.
+        sessions: stored sessions removed (of attached papers and of papers titled already).
+
+    It unpacks as ``(restored, kept)``, the pair ``undo`` returned before it counted the rest.
+    """
+
+    restored: list[str]
+    kept: list[str]
+    suggestions: int = 0
+    sessions: int = 0
+
+    def __iter__(self) -> Iterator[list[str]]:
+        return iter((self.restored, self.kept))
+
+
+def undo(conn: sqlite3.Connection, program: str | None = None) -> UndoReport:
+    """Undo attachments, newest first (only ``program``'s when given); return what was undone.
 
     Each column the attachment wrote is set back to its value before, but only while it still
     holds what the attachment wrote: a column changed since (a later ingest merged a title) is
@@ -193,6 +239,7 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
     of the program go as well (a later run makes them again); rejected ones stay.
     """
     where, params = _of_program(program, "WHERE")
+    (session_rows,) = conn.execute("SELECT count(*) FROM paper_sessions" + where, params).fetchone()
     rows = conn.execute(
         "SELECT enrichment_id, paper_id, program, before, after FROM enrichments"
         f"{where} ORDER BY enrichment_id DESC",
@@ -227,29 +274,65 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> tuple[list[str
         if "content_hash" in names:
             _restore_vectors(conn, paper_id, state.get("vectors") or [])
         restored.append(paper_id)
-    conn.execute(
+    dropped = conn.execute(
         "DELETE FROM enrich_suggestions WHERE status = 'open'" + _of_program(program, "AND")[0], params
-    )
+    ).rowcount
     conn.execute("DELETE FROM paper_sessions" + where, params)  # those of titled papers too
-    return restored, kept
+    return UndoReport(restored, kept, suggestions=dropped, sessions=int(session_rows))
 
 
 def save_suggestions(
-    conn: sqlite3.Connection, program: str, suggestions: Iterable[tuple[str, ProgramEntry, int, float]]
+    conn: sqlite3.Connection,
+    program: str,
+    suggestions: Iterable[tuple[str, ProgramEntry, int, float]],
+    per_entry: int = SUGGESTIONS,
 ) -> int:
     """Replace ``program``'s open suggestions by ``(paper_id, entry, rank, score)``; return how many were stored.
 
-    A pairing rejected before stays rejected and is not stored again.
+    Each paper's suggestions come best first. An entry is offered to its ``per_entry`` likeliest
+    papers only (highest score; the same cap as a paper's suggestions), so one vague title does
+    not fill the queue; each paper's ranks are then counted again from 1. A paper that has a
+    title and an entry whose title a paper has (case and spacing ignored) are not suggested. A
+    pairing rejected before stays rejected and is not stored again.
     """
     conn.execute("DELETE FROM enrich_suggestions WHERE program = ? AND status = 'open'", (program,))
+    titled = {
+        pid: _fold(title)
+        for pid, title in conn.execute(
+            "SELECT paper_id, title FROM papers WHERE title IS NOT NULL AND trim(title) != ''"
+        )
+    }
+    taken = set(titled.values())
+    found = [
+        (pid, entry, score)
+        for pid, entry, _, score in suggestions
+        if pid not in titled and _fold(entry.title) not in taken
+    ]
+    by_entry: dict[int, list[int]] = {}
+    for k, (_, entry, _score) in enumerate(found):
+        by_entry.setdefault(entry.line, []).append(k)
+    kept = {k for ks in by_entry.values() for k in sorted(ks, key=lambda k: -found[k][2])[:per_entry]}
+    ranks: dict[str, int] = {}
+    rows = []
+    for k, (pid, entry, score) in enumerate(found):
+        if k not in kept:
+            continue
+        ranks[pid] = ranks.get(pid, 0) + 1
+        rows.append(
+            (
+                pid,
+                program,
+                entry.line,
+                json.dumps(entry.to_dict(), ensure_ascii=False),
+                ranks[pid],
+                float(score),
+            )
+        )
     before = conn.total_changes
     conn.executemany(
         "INSERT OR IGNORE INTO enrich_suggestions (paper_id, program, entry_line, entry, rank, score)"
         " VALUES (?,?,?,?,?,?)",
-        [
-            (pid, program, entry.line, json.dumps(entry.to_dict(), ensure_ascii=False), rank, float(score))
-            for pid, entry, rank, score in suggestions
-        ],
+        rows,
     )
     return conn.total_changes - before
 

@@ -237,7 +237,8 @@ def read_program(
     path = Path(path)
     column_map = dict(column_map or {})
     zone = time_zone(timezone, str(path))
-    header = {"line": 1}  # where a CSV's header is (set by _csv_rows): errors about columns name it
+    # where a CSV's header is and its columns (set by _csv_rows): errors about columns name them
+    header: dict[str, Any] = {"line": 1, "columns": []}
     head = read_head(path).lstrip()
     if head.startswith("[") or (head.startswith("{") and path.suffix.lower() == ".json"):
         rows: Iterator[tuple[int, Any]] = _json_rows(path, head)
@@ -293,6 +294,14 @@ def read_program(
                 )
             )
     program.entries = merge_entries(program.entries)
+    if not program.columns and header["columns"]:  # a header and no row: name the header's columns
+        program.columns = list(header["columns"])
+        program.title_columns = _columns(path, program.columns, column_map, header["line"], fmt)[0].get(
+            "title", []
+        )
+        raise InputError(
+            f"the program has a header but no rows ({describe_columns(program)})", str(path), header["line"]
+        )
     if not program.entries:
         raise InputError(f"no program entry has a title ({describe_columns(program)})", str(path))
     return program
@@ -369,7 +378,8 @@ def _entry(
 def _csv_rows(path: Path, header_at: dict[str, int]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(first line, {column: cell})`` per non-blank data row of a CSV/TSV with a header.
 
-    ``header_at["line"]`` is set to the header's line (2 after an Excel ``sep=`` line).
+    ``header_at["line"]`` is set to the header's line (2 after an Excel ``sep=`` line) and
+    ``header_at["columns"]`` to its column names.
     """
     lines = iter_lines(path)
     first: list[str] = []
@@ -381,6 +391,7 @@ def _csv_rows(path: Path, header_at: dict[str, int]) -> Iterator[tuple[int, dict
             break
     delimiter, header, header_line = split_header(path, first)
     header_at["line"] = header_line
+    header_at["columns"] = [name for name in header if name.strip()]
     state = {"start": 0, "number": header_line}
 
     def feed() -> Iterator[str]:

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import InputError
 from ..index.bm25 import MemoryBM25, query_terms
 from ..store.lexical import TITLE_WEIGHT
+from ..store.sessions import shared_sessions
 from . import attach as store
 from .match import MATCHERS, MatchResult, match_program
 from .program import Program, ProgramEntry, describe_columns, read_program
@@ -36,7 +37,8 @@ class EnrichReport:
     Attributes:
         program: the program file (resolved path).
         mode: ``"bm25"`` or ``"hybrid"`` (dense cosines used too; see ``enrich.match``).
-        entries: program entries read; ``in_library``: of them, whose title a paper has already.
+        entries: program entries read; ``in_library``: of them, whose title a library paper has
+            when the run begins (its own list's, or one a program attached, this one's too).
         candidates: papers matched: the title-less ones and those this program titled before
             (a rerun sees what the first run saw).
         untitled: papers without any title when the run began (those this program titled are not).
@@ -44,6 +46,8 @@ class EnrichReport:
         suggestions: suggestions stored for review.
         sessions: sessions stored in this run (``paperscope schedule``): those of the papers
             attached, and those of papers whose own title an entry has.
+        sessions_shared: of the program's stored sessions, those another program has stored
+            too (a copy of the program under another name): each is shown once.
         without_title: program lines passed over because they have no title.
         unused_columns: program columns no field read (dropped).
         notice: why the dense leg was off, or None.
@@ -60,6 +64,7 @@ class EnrichReport:
     attached: list[dict[str, Any]] = field(default_factory=list)
     suggestions: int = 0
     sessions: int = 0
+    sessions_shared: int = 0
     without_title: list[int] = field(default_factory=list)
     unused_columns: list[str] = field(default_factory=list)
     notice: str | None = None
@@ -76,6 +81,7 @@ class EnrichReport:
             "attached": self.attached,
             "suggestions": self.suggestions,
             "sessions": self.sessions,
+            "sessions_shared": self.sessions_shared,
             "without_title": self.without_title,
             "unused_columns": self.unused_columns,
             "notice": self.notice,
@@ -126,12 +132,13 @@ def dense_inputs(
         return (
             None,
             None,
-            f"{missing:,} papers have no vector, so both legs are BM25; run `paperscope embed` first",
+            f"{missing:,} paper{'' if missing == 1 else 's'} {'has' if missing == 1 else 'have'} no vector,"
+            " so titles were matched by words only; run `paperscope embed` first to match with the embeddings",
         )
     index = lib.dense_index(progress=False)
     rows = [index.vector_of(pid) for pid, _ in papers]
     if any(r is None for r in rows):
-        return None, None, "some papers have no vector, so both legs are BM25"
+        return None, None, "some papers have no vector, so titles were matched by words only"
     titles = lib.embedder.embed([e.title for e in entries])
     return np.vstack(rows).astype(np.float32), np.asarray(titles, dtype=np.float32), None
 
@@ -149,7 +156,9 @@ def match_library(
     matcher's, see :func:`~paperscope.enrich.match.match_program`).
 
     Returns ``(result, entries matched, papers matched, notice, entries already in the library)``;
-    ``result.*.entry`` indexes ``entries``.
+    ``result.*.entry`` indexes ``entries``. An entry is already in the library when a paper has
+    its title, whichever program (this one included) or list gave it; only the entries whose
+    title no paper had before this program are matched, so a rerun sees what the first run saw.
 
     Raises:
         InputError: no entry's title shares a word with the library (a wrong title column).
@@ -168,7 +177,9 @@ def match_library(
     if dense and papers and entries:
         vectors = dense_inputs(lib, papers, entries)
     result = match_program(papers, entries, index, vectors[0], vectors[1], thresholds, matcher=matcher)
-    return result, entries, papers, vectors[2], len(program.entries) - len(entries)
+    titled = store.stored_titles(lib.store.conn)
+    in_library = sum(" ".join(e.title.casefold().split()) in titled for e in program.entries)
+    return result, entries, papers, vectors[2], in_library
 
 
 def enrich_library(
@@ -232,6 +243,7 @@ def enrich_library(
                     }
                 )
         report.sessions += store.attach_sessions_by_title(conn, program.key, program.entries)
+        report.sessions_shared = shared_sessions(conn, program.key)
         done = store.enriched_papers(conn, program.key)
         lines = store.enriched_lines(conn, program.key)
         report.suggestions = store.save_suggestions(

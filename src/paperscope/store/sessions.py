@@ -3,6 +3,12 @@
 A row is one presentation of a paper (an oral, a poster) as the program gives it. ``starts_at``
 keeps the program's offset; ``starts_utc`` (``YYYY-MM-DDTHH:MM:SSZ``) orders and compares
 instants; ``day`` is the local date of the start (the day an attendee reads it as).
+
+Each program keeps its own rows, so undoing one program leaves another's. Two programs may give
+the same session (a copy of the program under another file name, a corrected re-release): the
+same paper, kind, start, end and name (case ignored) is one session to every reader
+(:func:`paper_sessions` returns the first stored row), so the plan, the calendar and the paper
+page show it once, with the UID it had.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ __all__ = [
     "SESSION_COLUMNS",
     "save_sessions",
     "delete_sessions",
+    "shared_sessions",
     "paper_sessions",
     "session_facet_counts",
     "session_paper_ids",
@@ -40,6 +47,10 @@ SESSION_COLUMNS = (
     "url",
     "line",
 )
+
+
+#: The columns that make two stored rows one session: the same paper, kind, instants and name.
+_SAME_SESSION = "paper_id, kind, starts_utc, ends_utc, lower(name)"
 
 
 def _utc(stamp: str | None) -> str | None:
@@ -89,6 +100,21 @@ def save_sessions(
     return len(rows)
 
 
+def shared_sessions(conn: sqlite3.Connection, program: str) -> int:
+    """Return how many of ``program``'s stored sessions another program has stored too.
+
+    Those are the rows :func:`paper_sessions` shows once: the same paper, kind, start and end
+    instants and name (case ignored).
+    """
+    (count,) = conn.execute(
+        "SELECT count(*) FROM paper_sessions AS a WHERE a.program = ? AND EXISTS (SELECT 1 FROM"
+        " paper_sessions AS b WHERE b.program != a.program AND b.paper_id = a.paper_id AND b.kind = a.kind"
+        " AND b.starts_utc IS a.starts_utc AND b.ends_utc IS a.ends_utc AND lower(b.name) IS lower(a.name))",
+        (program,),
+    ).fetchone()
+    return int(count)
+
+
 def delete_sessions(conn: sqlite3.Connection, paper_id: str, program: str | None = None) -> None:
     """Remove ``paper_id``'s sessions (of ``program`` only, when given)."""
     if program is None:
@@ -103,6 +129,8 @@ def paper_sessions(
     """Return stored sessions in time order (untimed last), each a dict of :data:`SESSION_COLUMNS`.
 
     ``paper_ids`` keeps those papers' sessions, ``day`` (``YYYY-MM-DD``, local) those of one day.
+    A session two programs give (same paper, kind, start, end and name, case ignored) is
+    returned once: the row stored first.
     """
     where: list[str] = []
     params: list[Any] = []
@@ -115,9 +143,12 @@ def paper_sessions(
         where.append("day = ?")
         params.append(day)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
+    # SQLite's window functions (3.25+) number the rows of one session in the order stored;
+    # NULLs (no time, no name) partition together, as they should
     rows = conn.execute(
-        f"SELECT {', '.join(SESSION_COLUMNS)} FROM paper_sessions{clause}"
-        " ORDER BY starts_utc IS NULL, starts_utc, ends_utc, name, paper_id, position",
+        f"SELECT {', '.join(SESSION_COLUMNS)} FROM (SELECT *, row_number() OVER"
+        f" (PARTITION BY {_SAME_SESSION} ORDER BY rowid) AS copy FROM paper_sessions{clause})"
+        " WHERE copy = 1 ORDER BY starts_utc IS NULL, starts_utc, ends_utc, name, paper_id, position",
         params,
     ).fetchall()
     return [dict(zip(SESSION_COLUMNS, tuple(r), strict=True)) for r in rows]

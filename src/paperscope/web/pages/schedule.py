@@ -1,9 +1,11 @@
 """The attendee's plan ``/schedule``: the chosen papers' sessions by day and session, clashes marked.
 
-Reads the same ``Library.schedule`` as ``GET /api/schedule`` and ``paperscope schedule``. The
-papers are every paper with a session, the kept ones (``?papers=keep``), those marked maybe or the
-starred ones; ``?day=YYYY-MM-DD`` keeps one day. The download button is ``GET /api/export?format=ics``
-over the same papers. Days and times are written in the program's time zone, as the program gives them.
+Reads the same ``Library.schedule`` as ``GET /api/schedule`` and ``paperscope schedule``, with
+their parameter names: the papers are every paper with a session, those with a triage state
+(``?state=keep``, ``maybe``…) or the starred ones (``?starred=1``); ``?day=YYYY-MM-DD`` keeps one
+day. Any other parameter, or a value none of these take, is a 400 page that says which. The
+download button is ``GET /api/export?format=ics`` over the same papers. Days and times are
+written in the program's time zone, as the program gives them.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from fastapi.responses import HTMLResponse
 
 from ..api.deps import library_of
 from ..i18n import lang_of, translator
-from .common import html_errors, render
+from .common import BadParam, html_errors, param_bool, param_str, render
 
 __all__ = ["router", "CHOICES", "day_label", "short_day", "session_text"]
 
 router = APIRouter(include_in_schema=False)
 
-#: The paper sets the page offers, the default first.
+#: The paper sets the page offers, the default first: ``state=keep``, ``state=maybe``, ``starred=1``.
 CHOICES = ("all", "keep", "maybe", "starred")
+#: The query parameters the page takes (the API's names).
+_PARAMS = ("state", "starred", "day")
 _WEEKDAYS = {
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
     "zh": ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
@@ -75,20 +79,46 @@ def session_text(slot: Any, lang: str, t: Any) -> str:
     return " · ".join(p for p in (kind, when, slot.name or "", room) if p)
 
 
-def _selection(choice: str) -> dict[str, Any]:
-    return {"state": choice} if choice in ("keep", "maybe") else {"starred": choice == "starred"}
+def _choice_params(choice: str) -> dict[str, str]:
+    """The query of a paper set of :data:`CHOICES` (none for ``all``)."""
+    return {"starred": "1"} if choice == "starred" else {"state": choice} if choice != "all" else {}
+
+
+def _chosen(request: Request) -> dict[str, Any]:
+    """Return ``{state, starred, day}`` from the query, as ``Library.schedule`` takes them.
+
+    Raises:
+        BadParam: a parameter the page does not take (the old ``papers=``) or a starred value
+            that is not a boolean. An unknown state or day is the library's ``InputError``.
+    """
+    unknown = sorted(k for k in request.query_params if k not in _PARAMS)
+    if unknown:
+        raise BadParam(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: this page takes"
+            " state (keep, maybe, skimmed, reject), starred=1 and day=YYYY-MM-DD, as /api/schedule does"
+        )
+    return {
+        "state": param_str(request, "state"),
+        "starred": bool(param_bool(request, "starred")),
+        "day": param_str(request, "day"),
+    }
 
 
 @router.get("/schedule", response_class=HTMLResponse)
 @html_errors
-def schedule_page(request: Request, papers: str = "all", day: str | None = None) -> HTMLResponse:
+def schedule_page(request: Request) -> HTMLResponse:
     """Render the plan of the chosen papers (one day, with ``day``) and the calendar download."""
     lang = lang_of(request)
     t = translator(lang)
-    choice = papers if papers in CHOICES else "all"
+    chosen = _chosen(request)
+    state, starred, day = chosen["state"], chosen["starred"], chosen["day"]
+    if starred:
+        choice = "starred" if state is None else None  # both: no one button is the selection
+    else:
+        choice = (state or "all") if (state or "all") in CHOICES else None  # skimmed, reject: none
     with library_of(request) as lib:
-        whole = lib.schedule(**_selection(choice))
-        plan = lib.schedule(**_selection(choice), day=day or None) if day else whole
+        whole = lib.schedule(state=state, starred=starred)
+        plan = lib.schedule(state=state, starred=starred, day=day) if day else whole
     labels = {s.uid: s.label for s in whole.slots}
     days = [d.day for d in whole.days if d.day is not None]
     shown = [
@@ -112,11 +142,12 @@ def schedule_page(request: Request, papers: str = "all", day: str | None = None)
         }
         for d in plan.days
     ]
-    query = {"format": "ics", **{k: ("1" if v is True else v) for k, v in _selection(choice).items() if v}}
+    selection = {"state": state, "starred": "1" if starred else None}
+    query = {"format": "ics", **{k: v for k, v in selection.items() if v}}
 
     def link(**values: str | None) -> str:
-        merged = {"papers": choice, "day": day, **values}
-        kept = {k: v for k, v in merged.items() if v and not (k == "papers" and v == "all")}
+        merged = {**selection, "day": day, **values}
+        kept = {k: v for k, v in merged.items() if v}
         return "/schedule" + (f"?{urlencode(kept)}" if kept else "")
 
     return render(
@@ -127,7 +158,7 @@ def schedule_page(request: Request, papers: str = "all", day: str | None = None)
         days=shown,
         day=day,
         choice=choice,
-        choices=[(c, link(papers=c)) for c in CHOICES],
+        choices=[(c, link(**{"state": None, "starred": None, **_choice_params(c)})) for c in CHOICES],
         day_links=[(None, t("schedule_all_days"), link(day=None))]
         + [(d, short_day(d, lang), link(day=d)) for d in days],
         ics_href="/api/export?" + urlencode(query),
