@@ -92,7 +92,9 @@ def test_eval_on_icml_dev_with_fake_embedder(
         "recall@10",
         "recall@100",
     ]
-    assert results["icml-dev-en"]["bm25"]["ndcg@10"] == pytest.approx(0.935, abs=5e-4)
+    # 0.934 since issue 23 (title-less abstracts count 1.5x in BM25; it was 0.935): every target here
+    # is title-less, so the weight reorders results below rank 1 only (MRR stays 1.0).
+    assert results["icml-dev-en"]["bm25"]["ndcg@10"] == pytest.approx(0.934, abs=5e-4)
     assert results["icml-dev-en"]["bm25"]["mrr@10"] == 1.0
     # The BM25 leg alone finds the Chinese queries' English abstracts through the glosses.
     assert results["icml-dev-zh"]["bm25"]["recall@10"] == pytest.approx(0.917, abs=5e-4)
