@@ -219,3 +219,19 @@ def test_cli_report_list_and_undo(enrich_lib: Library, tmp_path: Path) -> None:
     assert result.exit_code == 0 and f"undone: {N_PAPERS} papers restored" in result.output
     result = runner.invoke(cli, ["--db", db, "enrich"])
     assert result.exit_code == 2 and "--program FILE" in result.output
+
+
+def test_a_small_program_is_matched_by_the_margins_and_says_so(enrich_lib: Library, tmp_path: Path) -> None:
+    # Without the filler titles the program has N_PAPERS + 10 entries: too few for the pair model.
+    small = write_program(tmp_path / "small.csv", list(range(N_PAPERS + 10)))
+    large = _program(tmp_path)
+    db = str(enrich_lib.store.path)
+    enrich_lib.close()
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--db", db, "enrich", "--program", str(small)])
+    assert result.exit_code == 0, result.output
+    assert f"the program has {N_PAPERS + 10} entries to match, fewer than 250" in result.output
+    assert "paperscope enrich --list" in result.output
+    runner.invoke(cli, ["--db", db, "enrich", "--undo", "--program", str(small)])
+    result = runner.invoke(cli, ["--db", db, "enrich", "--program", str(large)])
+    assert result.exit_code == 0 and "fewer than 250" not in result.output

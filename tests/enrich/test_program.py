@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -107,3 +108,33 @@ def test_bad_program_files_give_one_line_naming_file_and_line(
 def test_a_missing_program_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         read_program(tmp_path / "nowhere.csv")
+
+
+def test_program_titles_are_cleaned_as_ingested_titles_are(tmp_path: Path) -> None:
+    # Programs write titles with LaTeX, markdown and invisible marks; the library holds the clean
+    # text. The same title, ingested and read from a program, must be the same string, or the
+    # entry is not seen as "already in the library" and an attached title shows raw LaTeX.
+    raw = [
+        "Best-of-$N$ Sampling with Verifiers",
+        "\\textbf{InfoRMIA}: Membership Inference with Information",
+        "DA$^{2}$: Depth Anything in Any Direction",
+        "Improved $\\ell_{p}$ Regression via Iteratively Reweighted Least Squares",
+        "Zero\u200bwidth &amp; Entities in a Title",
+    ]
+    library_csv = tmp_path / "papers.csv"
+    with library_csv.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract"])
+        for i, t in enumerate(raw):
+            writer.writerow([t, f"Abstract number {i} about a method for a problem with results on data."])
+    program = tmp_path / "program.csv"
+    with program.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "session"])
+        writer.writerows([t, "Poster 1"] for t in raw)
+    lib = Library(tmp_path / "lib.db")
+    lib.ingest([library_csv], embed=False)
+    stored = sorted(p.title for p in lib.papers())
+    read = sorted(e.title for e in read_program(program).entries)
+    assert read == stored
+    assert not any(mark in t for t in read for mark in ("$", "\\", "{", "\u200b", "&amp;"))

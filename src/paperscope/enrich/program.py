@@ -53,6 +53,7 @@ from ..ingest.files import (
 )
 from ..ingest.json_stream import Oversized, Undecodable, array_elements
 from ..models import Record, Source
+from ..text import clean_text, decode_entities
 from .sessions import (
     SESSION_FIELD_ALIASES,
     ProgramSession,
@@ -351,7 +352,10 @@ def _columns(
 def _entry(
     record: Record, item: Mapping[str, Any], session_columns: list[str], line: int
 ) -> ProgramEntry | None:
-    title = " ".join((record.title or "").split())
+    # Cleaned as ingest cleans a title (pipeline: LaTeX, markdown, entities, invisible marks), so
+    # "Best-of-$N$" or "\\textbf{X}" matches the library's "Best-of-N" / "X" and an attached
+    # title never shows raw LaTeX.
+    title = " ".join(clean_text(decode_entities(record.title)).split()) if record.title else ""
     if not title:
         return None
     session = None
