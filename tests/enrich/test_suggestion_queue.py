@@ -10,7 +10,9 @@ from click.testing import CliRunner
 
 from paperscope import Library
 from paperscope.cli import cli
+from paperscope.enrich.attach import open_suggestions, reject_suggestion, save_suggestions
 from paperscope.enrich.match import SUGGESTIONS
+from paperscope.enrich.program import ProgramEntry
 
 from .conftest import write_program
 
@@ -72,3 +74,25 @@ def test_undo_says_what_it_removed(enrich_lib: Library, tmp_path: Path) -> None:
         "suggestions_removed": stored,
         "sessions_removed": 0,
     }
+
+
+def test_a_copy_of_the_program_does_not_double_the_review_queue(enrich_lib: Library, tmp_path: Path) -> None:
+    # Two programs suggest the same titles to the same papers (a copy under another file name):
+    # the queue lists each pairing once, and rejecting it rejects its twin.
+    conn = enrich_lib.store.conn
+    papers = [pid for (pid,) in conn.execute("SELECT paper_id FROM papers ORDER BY paper_id LIMIT 3")]
+    entries = [ProgramEntry(line=n + 2, title=f"A Title Number {n}") for n in range(3)]
+    for program in ("program.csv", "program-copy.csv"):
+        with conn:
+            save_suggestions(
+                conn, program, [(pid, e, 1, 0.5) for pid, e in zip(papers, entries, strict=True)]
+            )
+    assert conn.execute("SELECT count(*) FROM enrich_suggestions WHERE status = 'open'").fetchone()[0] == 6
+    listed = open_suggestions(conn)
+    assert sorted((s["paper_id"], s["entry"].title) for s in listed) == sorted(
+        (pid, e.title) for pid, e in zip(papers, entries, strict=True)
+    )
+    with conn:
+        reject_suggestion(conn, listed[0]["suggestion_id"])
+    assert len(open_suggestions(conn)) == 2
+    assert listed[0]["paper_id"] not in {s["paper_id"] for s in open_suggestions(conn)}

@@ -338,30 +338,60 @@ def save_suggestions(
 
 
 def open_suggestions(conn: sqlite3.Connection, program: str | None = None) -> list[dict[str, Any]]:
-    """Return the open suggestions, surest first: ``{suggestion_id, paper_id, program, rank, score, entry}``."""
+    """Return the open suggestions, surest first: ``{suggestion_id, paper_id, program, rank, score, entry}``.
+
+    A pairing of a paper with a title that several programs suggest (a copy of a program under
+    another file name) is listed once, as its surest suggestion.
+    """
     where, params = _of_program(program, "AND")
     rows = conn.execute(
         "SELECT suggestion_id, paper_id, program, rank, score, entry FROM enrich_suggestions"
         f" WHERE status = 'open'{where} ORDER BY rank, score DESC, suggestion_id",
         params,
     ).fetchall()
-    return [
-        {
-            "suggestion_id": r[0],
-            "paper_id": r[1],
-            "program": r[2],
-            "rank": r[3],
-            "score": r[4],
-            "entry": ProgramEntry.from_dict(json.loads(r[5])),
-        }
-        for r in rows
-    ]
+    found, seen = [], set()
+    for r in rows:
+        entry = ProgramEntry.from_dict(json.loads(r[5]))
+        pairing = (r[1], _fold(entry.title))
+        if pairing in seen:
+            continue
+        seen.add(pairing)
+        found.append(
+            {
+                "suggestion_id": r[0],
+                "paper_id": r[1],
+                "program": r[2],
+                "rank": r[3],
+                "score": r[4],
+                "entry": entry,
+            }
+        )
+    return found
 
 
 def reject_suggestion(conn: sqlite3.Connection, suggestion_id: int) -> None:
-    """Mark one suggestion rejected: no later run suggests this pairing again."""
-    conn.execute(
-        "UPDATE enrich_suggestions SET status = 'rejected' WHERE suggestion_id = ?", (suggestion_id,)
+    """Mark one suggestion rejected: no later run suggests this pairing again.
+
+    The same paper's open suggestions of the same title from other programs (a copy of the
+    program) are rejected with it, as :func:`open_suggestions` lists them as one.
+    """
+    row = conn.execute(
+        "SELECT paper_id, entry FROM enrich_suggestions WHERE suggestion_id = ?", (suggestion_id,)
+    ).fetchone()
+    if row is None:
+        return
+    key = _fold(json.loads(row[1]).get("title", ""))
+    twins = [
+        (sid,)
+        for sid, entry in conn.execute(
+            "SELECT suggestion_id, entry FROM enrich_suggestions WHERE paper_id = ? AND status = 'open'",
+            (row[0],),
+        )
+        if _fold(json.loads(entry).get("title", "")) == key
+    ]
+    conn.executemany(
+        "UPDATE enrich_suggestions SET status = 'rejected' WHERE suggestion_id = ?",
+        [*twins, (suggestion_id,)],
     )
 
 
