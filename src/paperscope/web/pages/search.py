@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from ...errors import ModelUnavailable, NotFound
 from ...library import cut_query
+from ...store import facets as store_facets
 from ..api.deps import library_of
 from .common import BadParam, html_errors, param_bool, param_choice, param_int, param_str, render, topics_of
 
@@ -34,19 +35,7 @@ SORTS = {
 }
 MODES = ("hybrid", "bm25", "dense")
 #: Facet sections in page order; "marks" joins the starred and tag counts.
-FACETS = (
-    "venue",
-    "year",
-    "area",
-    "topic",
-    "contribution",
-    "dataset",
-    "has_code",
-    "decision",
-    "session",
-    "day",
-    "marks",
-)
+FACETS = (*(f for f in store_facets.FACETS if f not in ("starred", "tag")), "marks")
 _TEXT_FILTERS = (
     "venue",
     "decision",
