@@ -19,6 +19,7 @@ import numpy as np
 from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
 from .index.bm25 import MemoryBM25, query_terms
+from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, cut_text
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import (
     Embedder,
@@ -38,7 +39,7 @@ from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
 from .store.doctor import DoctorReport
 from .store.lexical import TITLE_WEIGHT
-from .store.retrieval import filtered_paper_ids
+from .store.retrieval import document_frequencies, filtered_paper_ids
 from .text import has_cjk
 
 __all__ = [
@@ -69,13 +70,6 @@ _NAMED_PAPERS = 5
 SEARCH_EMBED_MAX_PAPERS = 64
 #: Wall seconds a search may spend embedding papers that lack a vector (issue 11: never more than 2 s).
 SEARCH_EMBED_BUDGET_S = 1.5
-#: A query is cut to its first MAX_QUERY_TERMS whitespace-separated terms and MAX_QUERY_CHARS
-#: characters before any work, so a pasted page cannot hold a search (or the server) for
-#: seconds; :attr:`Library.search_notice` then says so. 64 terms is about four times the longest
-#: query of our evaluation sets; the character cap bounds Chinese text, which has no spaces
-#: (600 Chinese characters: 0.35 s warm hybrid on 4.3k papers, 64 English terms: 0.05 s).
-MAX_QUERY_TERMS = 64
-MAX_QUERY_CHARS = 600
 #: How a browsed library can be ordered (:meth:`Library.browse`).
 BROWSE_SORTS = ("added", "title", "year", "venue")
 
@@ -86,18 +80,35 @@ def _check_limit(limit: object) -> None:
 
 
 def cut_query(query: str) -> tuple[str, str | None]:
-    """Return ``(query, notice)``: the query cut to MAX_QUERY_TERMS terms and MAX_QUERY_CHARS characters.
+    """Return ``(query, notice)``: the query cut to MAX_QUERY_CHARS characters, the most a search reads.
 
-    ``notice`` is None when nothing was cut, else one line saying how much was kept.
+    ``notice`` is None when nothing was cut. A query within that bound is kept whole; which of its
+    terms each leg uses is decided by :func:`paperscope.index.bounds.bound_query` inside
+    :meth:`Library.search`.
     """
-    terms = query.split()
-    if len(terms) <= MAX_QUERY_TERMS and len(query) <= MAX_QUERY_CHARS:
+    if len(query) <= MAX_QUERY_CHARS:
         return query, None
-    kept = " ".join(terms[:MAX_QUERY_TERMS])[:MAX_QUERY_CHARS]
+    kept = cut_text(query, MAX_QUERY_CHARS)
     return kept, (
-        f"the query was cut to its first {len(kept):,} of {len(query):,} characters: a query keeps"
-        f" at most {MAX_QUERY_TERMS} terms and {MAX_QUERY_CHARS} characters"
+        f"only the first {len(kept):,} of {len(query):,} characters of the query were read:"
+        f" a query is at most {MAX_QUERY_CHARS:,} characters"
     )
+
+
+#: A query of at most this many terms is a keyword query: a word of it that no paper holds is
+#: named in the notice. A pasted paragraph always holds such words; naming them is noise.
+UNMATCHED_NOTICE_MAX_TERMS = 8
+
+
+def _unmatched_notice(bounded: BoundedQuery, any_hit: bool) -> str | None:
+    """Return "no paper mentions 'x'; showing the closest" for a keyword query, else None.
+
+    A Chinese query is never named: its words match English abstracts through their glosses.
+    """
+    if not bounded.unmatched or len(bounded.kept) > UNMATCHED_NOTICE_MAX_TERMS or has_cjk(bounded.lexical):
+        return None
+    words = " or ".join(f"'{t}'" for t in bounded.unmatched[:3])
+    return f"no paper mentions {words}; " + ("showing the closest" if any_hit else "nothing close was found")
 
 
 def _hit(row: papers.HitRow, paper_id: str, rank: int, score: float, **extra: Any) -> Hit:
@@ -647,8 +658,12 @@ class Library:
                 200 hits to count facets but shows 20 skips the other 180 rows, links and
                 sentence scans (half of its search time at 21k papers).
 
-        The query is cut to MAX_QUERY_TERMS terms and MAX_QUERY_CHARS characters first
-        (:func:`cut_query`); :attr:`search_notice` then says so.
+        A long query (a pasted abstract or page) is bounded by its cost, not cut at a position
+        (:func:`paperscope.index.bounds.bound_query`): the BM25 leg keeps its MAX_QUERY_TERMS
+        rarest terms in this library, the dense leg embeds it in windows up to
+        MAX_DENSE_QUERY_CHARS characters, and nothing past MAX_QUERY_CHARS is read;
+        :attr:`search_notice` says how many terms were dropped. A query word no paper holds is
+        named there too ("no paper mentions 'oversmoothing'; showing the closest").
 
         Returns:
             Hits best first; ``Hit.legs`` gives each leg's rank and raw score (BM25 score,
@@ -671,7 +686,6 @@ class Library:
         _check_limit(limit)
         if not query or not query.strip():
             raise InputError("empty query: type some words to search for")
-        query, cut_notice = cut_query(query)
         if mode not in MODES:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
         if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
@@ -705,9 +719,10 @@ class Library:
             index = self._query_dense_index()
             if index is None:
                 mode, embedder = "bm25", None
+        bounded = self.bound_query(query)
         ranked = search_papers(
             self.store,
-            query,
+            bounded.lexical,
             limit,
             mode=mode,
             allowed=allowed,
@@ -715,12 +730,14 @@ class Library:
             dense_index=lambda: index,
             fusion=fusion,
             memory_bm25=lambda: self.memory_bm25(build=False),
+            dense_text=bounded.dense,
         )
         complete = ranked if detail is None else ranked[: max(detail, 0)]
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in complete])
-        if cut_notice:
-            self.search_notice = "\n".join(n for n in (cut_notice, self.search_notice) if n)
+        notes = [bounded.notice, _unmatched_notice(bounded, bool(ranked)), self.search_notice]
+        self.search_notice = "\n".join(n for n in notes if n) or None
         hits = []
+        query = bounded.lexical
         wanted = query_terms(query)
         if has_cjk(query):  # a Chinese query matches English abstracts through its glosses
             from .index.crosslingual import gloss_query
@@ -748,6 +765,17 @@ class Library:
                 )
             )
         return hits
+
+    def bound_query(self, query: str) -> BoundedQuery:
+        """Return what each leg of a search gets from ``query`` (see :func:`bound_query`).
+
+        Document frequencies come from the in-memory BM25 index when it is loaded, else from
+        the FTS5 vocabulary (one indexed lookup per distinct term).
+        """
+        memory = self.memory_bm25(build=False)
+        if memory is not None:
+            return bound_query(query, memory.document_frequencies, len(memory))
+        return bound_query(query, lambda terms: document_frequencies(self.store.conn, terms), len(self))
 
     def filtered_ids(self, **filters: Any) -> set[str] | None:
         """Return the paper_ids the filters of :meth:`search` allow; None when no filter is given.

@@ -92,21 +92,26 @@ class RankedPaper:
 
 
 def _query_texts(
-    query: str, embedder: Embedder | None, frequency: Callable[[list[str]], dict[str, int]] | None = None
+    query: str,
+    embedder: Embedder | None,
+    frequency: Callable[[list[str]], dict[str, int]] | None = None,
+    dense_text: str | None = None,
 ) -> tuple[str, str, bool]:
     """Return ``(lexical text, dense text, glossed)``: Chinese is glossed into English words.
 
     The glosses are added to the BM25 query (the original words still match Chinese
     abstracts); the dense leg embeds the English rendering unless the model is multilingual.
+    ``dense_text`` (default ``query``) is what the dense leg embeds when no gloss is needed: the
+    whole text of a long query whose lexical text keeps only its rarest terms.
     """
     if not has_cjk(query):
-        return query, query, False
+        return query, dense_text or query, False
     from .crosslingual import gloss_query
 
     gloss = gloss_query(query, frequency)
     lexical = f"{query} {' '.join(gloss.english)}"
     if embedder is not None and embedder.languages != "en":
-        return lexical, query, False
+        return lexical, dense_text or query, False
     return lexical, gloss.text or query, bool(gloss.english)
 
 
@@ -150,6 +155,7 @@ def collect_legs(
     dense_index: Callable[[], DenseIndex] | None = None,
     memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
     correct_titleless: bool = True,
+    dense_text: str | None = None,
 ) -> Legs:
     """Return the top ``depth`` candidates of each leg that ``mode`` uses (see :func:`search_papers`).
 
@@ -176,7 +182,7 @@ def collect_legs(
             return in_memory.document_frequencies(terms)
         return document_frequencies(store.conn, terms)
 
-    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder, frequency)
+    lexical_text, dense_text, legs.glossed = _query_texts(query, embedder, frequency, dense_text)
     body_weight = TITLELESS_BODY_WEIGHT if correct_titleless and not legs.glossed else 1.0
     bonus = TITLELESS_COSINE_BONUS if correct_titleless else 0.0
     expression = match_expression(lexical_text)
@@ -271,6 +277,7 @@ def search_papers(
     fusion: Fusion = DEFAULT_FUSION,
     memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
     correct_titleless: bool = True,
+    dense_text: str | None = None,
 ) -> list[RankedPaper]:
     """Return the best ``limit`` papers for ``query``.
 
@@ -285,12 +292,14 @@ def search_papers(
         fusion: how the legs are combined in hybrid mode.
         memory_bm25: returns the in-memory BM25 index for a large library, or None to use FTS5.
         correct_titleless: rank a paper without a title as if it had one (see :func:`collect_legs`).
+        dense_text: what the dense leg embeds (default ``query``): the whole text of a long
+            query whose ``query`` keeps only its rarest terms (:mod:`paperscope.index.bounds`).
 
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
     """
     depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
     legs = collect_legs(
-        store, query, depth, mode, allowed, embedder, dense_index, memory_bm25, correct_titleless
+        store, query, depth, mode, allowed, embedder, dense_index, memory_bm25, correct_titleless, dense_text
     )
     return fuse_legs(legs, limit, mode, fusion)

@@ -176,7 +176,7 @@ _CARD_KEEP = {
 
 #: The search box's length: ``paperscope.library.MAX_QUERY_CHARS`` (a search cuts a query there);
 #: not imported, as the library imports this module.
-MAX_QUERY_CHARS = 600
+MAX_QUERY_CHARS = 20_000
 
 
 def _readable_card(card: dict[str, Any]) -> dict[str, Any]:

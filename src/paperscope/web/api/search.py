@@ -9,9 +9,10 @@
 
 Every filter is the same query parameter on search, browse and facets (see :class:`Filters`);
 an unknown parameter is a 400 that names it. A search never embeds papers: while some lack a
-vector (an ingest job is embedding them), it answers from BM25 and ``notice`` says so. Queries
-longer than the library's ``MAX_QUERY_TERMS`` terms / ``MAX_QUERY_CHARS`` characters are cut
-before any work, and ``notice`` says so too.
+vector (an ingest job is embedding them), it answers from BM25 and ``notice`` says so. A long
+query (a pasted abstract) is bounded by its cost (:mod:`paperscope.index.bounds`): BM25 keeps its
+``MAX_QUERY_TERMS`` rarest terms, nothing past ``MAX_QUERY_CHARS`` characters is read, and
+``notice`` says how many terms were dropped.
 """
 
 from __future__ import annotations
