@@ -1,6 +1,12 @@
 """Search benchmark: embedding throughput, index build time, query latency per mode, peak RSS.
 
 Usage: python bench/search.py [--sizes 5000,20000,100000] [--queries 1000] [--embed-sample 200]
+       python bench/search.py --families     (search quality per query family, issue 24)
+
+``--families`` prints, for every query family (titles, keyword strings, statements, Chinese
+queries, whole abstracts, method sentences, the ICML dev queries), the BM25 leg, the dense leg,
+the ranking before issue 24 and today's hybrid side by side on the test queries (see
+``bench/_families.py``), and whether the fusion holds its best leg.
 
 Prints, in one run:
 - embedding throughput of all-MiniLM-L6-v2, the fp32 reference (``minilm-fp32``, onnxruntime)
@@ -247,7 +253,14 @@ def main() -> None:
     )
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--families", action="store_true", help="search quality per query family only")
     args = parser.parse_args()
+    if args.families:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _families import print_family_table
+
+        print_family_table()
+        return
     from paperscope.config import home_dir
 
     workdir = args.workdir or home_dir() / "eval"

@@ -24,7 +24,7 @@ embedding and search code, so the figures measure what users run. Libraries are 
 rerun embeds nothing. ICLR items are split by a fixed hash (:func:`is_training_item`): a
 quarter of the titles/keywords are training queries, the rest are the test queries reported;
 SciFact's train qrels are its training queries. Fusion weights are tuned on training queries
-only (:func:`tune_fusion`).
+only (:mod:`paperscope.evaluation.fusion_tuning`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from ..config import home_dir
 from ..errors import InputError
 from ..index.fusion import DEFAULT_FUSION, Fusion
 from ..index.related import RELATED_FUSION, related_legs
-from ..index.search import collect_legs, fuse_legs
+from ..index.search import Legs, collect_legs, fuse_legs
 from ..ingest.pipeline import content_hash_for, record_to_paper
 from ..ingest.text_list import read_text_list
 from ..library import Library
@@ -59,6 +59,7 @@ from .qrels import (
     read_scifact_corpus,
     related_qrels,
 )
+from .text_queries import ABSTRACT_QUERIES, METHOD_QUERIES, method_sentences, split_keys, title_records
 
 __all__ = [
     "TASKS",
@@ -69,8 +70,7 @@ __all__ = [
     "load_tasks",
     "run_retrieval_eval",
     "format_retrieval_eval",
-    "tune_fusion",
-    "TUNING_OBJECTIVES",
+    "query_legs",
 ]
 
 #: Task name → what it measures (table titles).
@@ -82,6 +82,8 @@ TASKS = {
     "icml-dev-en": "ICML 2026 dev queries, English (95 abstracts)",
     "icml-dev-zh": "ICML 2026 dev queries, Chinese (95 abstracts)",
     "iclr-related": "ICLR 2026 related papers: a paper → papers sharing its author keywords (test 3/4)",
+    "iclr-abstract": "ICLR 2026 whole abstract → its title among 10k+ titles (600 test abstracts)",
+    "iclr-method": "ICLR 2026 method sentences → papers sharing the paper's author keywords (800 test)",
 }
 #: Modes reported: the product's three, plus plain RRF (k = 60) as the reference fusion.
 EVAL_MODES = ("bm25", "dense", "hybrid", "rrf")
@@ -98,6 +100,8 @@ class EvalTask:
     qrels: dict[str, dict[str, int]]
     train_queries: dict[str, str] = field(default_factory=dict)
     train_qrels: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: query id → a paper left out of that query's ranking (the paper a text query was taken from).
+    exclude: dict[str, str] = field(default_factory=dict)
 
 
 class RetrievalResults(dict[str, dict[str, dict[str, float]]]):
@@ -266,7 +270,53 @@ def _iclr(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, lis
         queries[key] = pid_of[key]  # the query is a paper: its paper_id
         qrels[key] = {pid_of[k]: grade for k, grade in judged.items() if k in pid_of}
     tasks.append(related)
+    tasks.append(_method_task(items, pid_of))
     return lib, tasks
+
+
+def _method_task(items: list[IclrPaper], pid_of: dict[str, str]) -> EvalTask:
+    """Return ``iclr-method``: a paper's method sentences → the papers sharing its author keywords."""
+    task = EvalTask(name="iclr-method", library_name="iclr2026", queries={}, qrels={})
+    judged = {k: v for k, v in related_qrels(items).items() if k in pid_of}
+    by_key = {item.paper_key: item for item in items}
+    usable = [k for k in judged if method_sentences(by_key[k].abstract)]
+    test, train = split_keys(usable, METHOD_QUERIES)
+    for keys, queries, qrels in (
+        (test, task.queries, task.qrels),
+        (train, task.train_queries, task.train_qrels),
+    ):
+        for key in keys:
+            queries[key] = method_sentences(by_key[key].abstract)
+            qrels[key] = {pid_of[k]: grade for k, grade in judged[key].items() if k in pid_of}
+            task.exclude[key] = pid_of[key]
+    return task
+
+
+def _abstract_titles(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
+    """Return the titles library and ``iclr-abstract``: an ICLR 2026 abstract → its own title."""
+    items = read_iclr_papers(data / "iclr2026-primary-area")
+    if not items:
+        raise InputError(f"{data / 'iclr2026-primary-area'}: no primary_area__*.csv files with abstracts")
+    lib = _open_library(
+        workdir, "titles", lambda lib: _add_records(lib, title_records(items, data)), embedder
+    )
+    by_source = {}
+    for paper in lib.papers():
+        for source in paper.sources:
+            if source.path == "iclr2026-titles":
+                by_source[source.line] = paper.paper_id
+    keyed = {item.paper_key: (n, item) for n, item in enumerate(items, start=1) if n in by_source}
+    test, train = split_keys(sorted(keyed), ABSTRACT_QUERIES)
+    task = EvalTask(name="iclr-abstract", library_name="titles", queries={}, qrels={})
+    for keys, queries, qrels in (
+        (test, task.queries, task.qrels),
+        (train, task.train_queries, task.train_qrels),
+    ):
+        for key in keys:
+            number, item = keyed[key]
+            queries[key] = item.abstract
+            qrels[key] = {by_source[number]: 1}
+    return lib, [task]
 
 
 def _icml_dev(data: Path, workdir: Path, embedder: str | None) -> tuple[Library, list[EvalTask]]:
@@ -296,7 +346,7 @@ def _icml_dev(data: Path, workdir: Path, embedder: str | None) -> tuple[Library,
     return lib, list(tasks.values())
 
 
-_LOADERS = {"scifact": _scifact, "iclr": _iclr, "icml": _icml_dev}
+_LOADERS = {"scifact": _scifact, "iclr": _iclr, "icml": _icml_dev, "titles": _abstract_titles}
 _TASK_LOADER = {
     "scifact": "scifact",
     "iclr-title": "iclr",
@@ -305,6 +355,8 @@ _TASK_LOADER = {
     "icml-dev-en": "icml",
     "icml-dev-zh": "icml",
     "iclr-related": "iclr",
+    "iclr-method": "iclr",
+    "iclr-abstract": "titles",
 }
 
 
@@ -336,34 +388,66 @@ def load_tasks(
     return out
 
 
+def _legs(lib: Library, text: str, depth: int, mode: str = "hybrid") -> Legs:
+    """Return the legs of one query as :meth:`Library.search` collects them (the query bounded first)."""
+    bounded = lib.bound_query(text)
+    return collect_legs(
+        lib.store,
+        bounded.lexical,
+        depth,
+        mode,
+        None,
+        lib.embedder,
+        lib.dense_index,
+        lambda: lib.memory_bm25(build=False),
+        dense_text=bounded.dense,
+    )
+
+
+def query_legs(
+    lib: Library, queries: dict[str, str], depth: int, progress: bool = False, label: str = "legs"
+) -> dict[str, Legs]:
+    """Return query id → the legs of that query, each leg ``depth`` deep (see :func:`_legs`)."""
+    return {
+        qid: _legs(lib, text, depth)
+        for qid, text in track(queries.items(), desc=label, unit="queries", enabled=progress)
+    }
+
+
 def _runs(
-    lib: Library, queries: dict[str, str], modes: Sequence[str], fusion: Fusion, progress: bool, label: str
+    lib: Library,
+    queries: dict[str, str],
+    modes: Sequence[str],
+    fusion: Fusion,
+    progress: bool,
+    label: str,
+    exclude: dict[str, str] | None = None,
 ) -> dict[str, dict[str, list[str]]]:
     """Return mode → query id → ranked paper_ids (top 100) through the product's search code.
 
     The legs are collected once per query in hybrid mode: its BM25 list is exactly bm25 mode's,
     and its dense list starts with dense mode's top 100 (the extra BM25 candidates it scores
     rank below them). Only when BM25 matches nothing (hybrid then drops weak dense hits) is
-    dense mode asked on its own.
+    dense mode asked on its own. ``exclude`` maps a query id to a paper left out of its ranking.
     """
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in modes}
     rrf = replace(fusion, method="rrf", weights={"bm25": 1.0, "dense": 1.0})
-    depth = max(_DEPTH, fusion.candidates)
+    depth = max(_DEPTH, fusion.candidates) + 1
     for qid, text in track(queries.items(), desc=f"eval {label}", unit="queries", enabled=progress):
-        legs = collect_legs(lib.store, text, depth, "hybrid", None, lib.embedder, lib.dense_index)
+        legs = _legs(lib, text, depth)
         for mode in modes:
             if mode == "bm25":
-                ranked = [pid for pid, _ in legs.lists.get("bm25", [])[:_DEPTH]]
+                ranked = [pid for pid, _ in legs.lists.get("bm25", [])]
             elif mode == "dense" and legs.lists.get("bm25"):
-                ranked = [pid for pid, _ in legs.lists["dense"][:_DEPTH]]
+                ranked = [pid for pid, _ in legs.lists["dense"]]
             elif mode == "dense":
-                alone = collect_legs(lib.store, text, _DEPTH, "dense", None, lib.embedder, lib.dense_index)
-                ranked = [r.paper_id for r in fuse_legs(alone, _DEPTH, "dense")]
+                ranked = [r.paper_id for r in fuse_legs(_legs(lib, text, depth, "dense"), depth, "dense")]
             else:
                 ranked = [
-                    r.paper_id for r in fuse_legs(legs, _DEPTH, "hybrid", rrf if mode == "rrf" else fusion)
+                    r.paper_id for r in fuse_legs(legs, depth, "hybrid", rrf if mode == "rrf" else fusion)
                 ]
-            runs[mode][qid] = ranked
+            left_out = (exclude or {}).get(qid)
+            runs[mode][qid] = [pid for pid in ranked if pid != left_out][:_DEPTH]
     return runs
 
 
@@ -425,7 +509,7 @@ def run_retrieval_eval(
         if task.name == "iclr-related":
             runs = _related_runs(lib, task.queries, modes, progress, task.name)
         else:
-            runs = _runs(lib, task.queries, modes, fusion, progress, task.name)
+            runs = _runs(lib, task.queries, modes, fusion, progress, task.name, task.exclude)
         results[task.name] = {mode: evaluate_run(runs[mode], task.qrels, METRICS) for mode in modes}
         results.n_queries += len(task.queries)
     for lib in {id(lib): lib for lib, _ in loaded}.values():
@@ -444,68 +528,3 @@ def format_retrieval_eval(results: dict[str, dict[str, dict[str, float]]]) -> st
             lines.append(f"{mode:<8}" + "".join(f"{values[m]:>11.3f}" for m in metrics))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-#: Training objective per task: the metric its training queries are scored by.
-TUNING_OBJECTIVES = {
-    "scifact": "ndcg@10",
-    "iclr-title": "mrr@10",
-    "iclr-keywords": "ndcg@10",
-    "iclr-zh": "mrr@10",
-}
-
-
-def tune_fusion(
-    data_dir: Path | None = None,
-    workdir: Path | None = None,
-    embedder: str | None = None,
-    normalisers: Sequence[str] = ("tm2c2", "minmax", "zscore"),
-    dense_weights: Sequence[float] = tuple(round(0.05 * i, 2) for i in range(21)),
-    progress: bool = False,
-) -> dict[str, list[tuple[float, str, float, dict[str, float]]]]:
-    """Score each (normaliser, dense weight) on TRAINING queries only; return rows best first.
-
-    Two groups are tuned apart: ``"english"`` (objective: the mean of SciFact-train nDCG@10,
-    ICLR-title-train MRR@10 and ICLR-keywords-train nDCG@10) and ``"glossed"`` (ICLR-zh-train
-    MRR@10, for ``Fusion.glossed_weights``). Each row is ``(objective, normaliser, dense weight,
-    value per task)``. Test queries are never read.
-    """
-    loaded = load_tasks(list(TUNING_OBJECTIVES), data_dir, workdir, embedder, progress)
-    legs_per_task = {}
-    for lib, task in loaded:
-        legs_per_task[task.name] = (
-            task,
-            {
-                qid: collect_legs(lib.store, text, _DEPTH, "hybrid", None, lib.embedder, lib.dense_index)
-                for qid, text in track(
-                    task.train_queries.items(),
-                    desc=f"tune {task.name} (training queries)",
-                    unit="queries",
-                    enabled=progress,
-                )
-            },
-        )
-    groups = {"english": ["scifact", "iclr-title", "iclr-keywords"], "glossed": ["iclr-zh"]}
-    out: dict[str, list[tuple[float, str, float, dict[str, float]]]] = {}
-    for group, names in groups.items():
-        rows = []
-        for normaliser in normalisers:
-            for weight in dense_weights:
-                weights = {"bm25": round(1 - weight, 2), "dense": weight}
-                fusion = Fusion(
-                    method="convex", normaliser=normaliser, weights=weights, glossed_weights=weights
-                )
-                values = {}
-                for name in names:
-                    task, legs = legs_per_task[name]
-                    run = {
-                        q: [r.paper_id for r in fuse_legs(leg, _DEPTH, "hybrid", fusion)]
-                        for q, leg in legs.items()
-                    }
-                    metric = TUNING_OBJECTIVES[name]
-                    values[name] = evaluate_run(run, task.train_qrels, [metric])[metric]
-                rows.append((sum(values.values()) / len(values), normaliser, weight, values))
-        out[group] = sorted(rows, key=lambda row: -row[0])
-    for lib in {id(lib): lib for lib, _ in loaded}.values():
-        lib.close()
-    return out

@@ -14,11 +14,12 @@ Two families, both over per-leg lists of ``(paper_id, score)`` best first:
 
 The weights of the default fusion (:data:`DEFAULT_FUSION`) were chosen on training queries only
 (SciFact train qrels and a fixed quarter of the ICLR 2026 titles); see
-``paperscope.evaluation.retrieval.tune_fusion``.
+``paperscope.evaluation.fusion_tuning``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -46,6 +47,11 @@ class Fusion:
             and an English-only model), whose BM25 terms are dictionary senses, not the
             user's words; None means ``weights``.
         candidates: how many hits each leg contributes before fusion (at least the asked limit).
+        weights_long: weights for a query of ``length_knots[1]`` terms or more (a pasted
+            paragraph); None means ``weights`` at every length. Between the knots the weights
+            move from ``weights`` to these linearly in log(terms).
+        length_knots: ``(short, long)`` distinct query terms: ``weights`` up to ``short``,
+            ``weights_long`` from ``long``.
     """
 
     method: str = "convex"
@@ -53,6 +59,28 @@ class Fusion:
     weights: Mapping[str, float] = field(default_factory=lambda: {"bm25": 0.5, "dense": 0.5})
     glossed_weights: Mapping[str, float] | None = None
     candidates: int = 100
+    weights_long: Mapping[str, float] | None = None
+    length_knots: tuple[int, int] = (4, 32)
+
+    def weights_for(self, n_terms: int, glossed: bool = False) -> Mapping[str, float]:
+        """Return the leg weights for a query of ``n_terms`` distinct terms (glossed: a Chinese query).
+
+        ``weights`` up to ``length_knots[0]`` terms, ``weights_long`` from ``length_knots[1]``,
+        interpolated linearly in log(terms) between (a query's length is the cheapest signal of
+        its kind: titles and keywords are short, statements longer, abstracts long).
+        """
+        if glossed and self.glossed_weights:
+            return self.glossed_weights
+        if self.weights_long is None or n_terms <= self.length_knots[0]:
+            return self.weights
+        if n_terms >= self.length_knots[1]:
+            return self.weights_long
+        lo, hi = (math.log(k) for k in self.length_knots)
+        t = (math.log(n_terms) - lo) / (hi - lo)
+        legs = set(self.weights) | set(self.weights_long)
+        return {
+            leg: (1 - t) * self.weights.get(leg, 0.0) + t * self.weights_long.get(leg, 0.0) for leg in legs
+        }
 
 
 def _tm2c2(scores: np.ndarray, leg: str) -> tuple[np.ndarray, float]:
@@ -83,7 +111,7 @@ def _zscore(scores: np.ndarray, leg: str) -> tuple[np.ndarray, float]:
 NORMALISERS = {"tm2c2": _tm2c2, "minmax": _minmax, "zscore": _zscore}
 
 #: The hybrid fusion used by default: TM2C2 convex combination, weights tuned on training queries
-#: only (``tune_fusion``, grid of 3 normalisers x dense weight 0..1 step 0.05, MiniLM int8):
+#: only (the tuning of issue 11, grid of 3 normalisers x dense weight 0..1 step 0.05, MiniLM int8):
 #: English, mean of SciFact-train nDCG@10 / ICLR-title-train MRR@10 / ICLR-keywords-train
 #: nDCG@10: 0.808 at dense 0.75 (BM25 alone 0.770, dense alone 0.705; best min-max 0.806,
 #: z-score 0.807). Glossed Chinese, ICLR-zh-train MRR@10: 0.592 at dense 0.85 (BM25 alone

@@ -123,11 +123,14 @@ class Legs:
         lists: leg name → ``(paper_id, raw score)`` best first (BM25 score; cosine).
         floors: leg name → raw score assumed for a paper missing from that leg's list.
         glossed: the query was glossed from Chinese into English (see ``Fusion.glossed_weights``).
+        n_terms: distinct lexical terms of the query (stop words left out), which sets the
+            fusion weights (:meth:`paperscope.index.fusion.Fusion.weights_for`).
     """
 
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     floors: dict[str, float] = field(default_factory=dict)
     glossed: bool = False
+    n_terms: int = 0
 
 
 def _matches_anywhere(
@@ -188,6 +191,7 @@ def collect_legs(
     expression = match_expression(lexical_text)
     if expression is None:
         return legs
+    legs.n_terms = len(query_terms(query))
     if mode in ("bm25", "hybrid"):
         if in_memory is not None:
             mask = None
@@ -249,7 +253,7 @@ def fuse_legs(
     elif fusion.method == "rrf":
         ranked = fuse_rrf(legs.lists, fusion.weights)[:limit]
     else:
-        weights = fusion.glossed_weights if legs.glossed and fusion.glossed_weights else fusion.weights
+        weights = fusion.weights_for(legs.n_terms, legs.glossed)
         ranked = fuse_scores(legs.lists, weights, fusion.normaliser, legs.floors)[:limit]
     positions = {
         leg: {pid: (rank, score) for rank, (pid, score) in enumerate(hits, 1)}

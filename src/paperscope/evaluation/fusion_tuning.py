@@ -1,0 +1,136 @@
+"""Choosing the hybrid fusion on training queries of every query family (issue 24).
+
+Usage: ``python -m paperscope.evaluation.fusion_tuning [--cache legs.pkl]``
+
+The legs (BM25 and dense candidate lists) of every TRAINING query of each family are collected
+once through the product's search code (:func:`paperscope.evaluation.retrieval.query_legs`),
+then each candidate fusion is scored on them. A family's objective is its metric from
+:data:`FAMILIES`; a fusion's score is the mean over families, and a fusion that puts any family
+below that family's best single leg is reported but never chosen. Test queries are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pickle
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..index.fusion import DEFAULT_FUSION, Fusion
+from ..index.search import Legs, fuse_legs
+from .metrics import evaluate_run
+from .retrieval import EvalTask, load_tasks, query_legs
+
+__all__ = ["FAMILIES", "collect_legs_of", "score_fusion", "grid", "tune"]
+
+#: Family → (task, objective metric). The ICML dev queries are hand-labelled dev queries: all of
+#: them tune (they have no test split; they are reported apart in ``paperscope eval``).
+FAMILIES: dict[str, tuple[str, str]] = {
+    "titles": ("iclr-title", "mrr@10"),
+    "keywords": ("iclr-keywords", "ndcg@10"),
+    "statements": ("scifact", "ndcg@10"),
+    "chinese": ("iclr-zh", "mrr@10"),
+    "abstracts": ("iclr-abstract", "recall@1"),
+    "method sentences": ("iclr-method", "ndcg@10"),
+    "icml dev (en)": ("icml-dev-en", "ndcg@10"),
+    "icml dev (zh)": ("icml-dev-zh", "ndcg@10"),
+}
+_DEPTH = 101
+
+
+def _training(task: EvalTask) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    if task.name.startswith("icml-dev"):
+        return task.queries, task.qrels
+    return task.train_queries, task.train_qrels
+
+
+def collect_legs_of(
+    families: Sequence[str] = tuple(FAMILIES), progress: bool = False
+) -> dict[str, tuple[dict[str, Legs], dict[str, dict[str, int]], dict[str, str]]]:
+    """Return family → (query id → legs, qrels, excluded paper per query) for its training queries."""
+    tasks = {FAMILIES[f][0]: f for f in families}
+    out = {}
+    for lib, task in load_tasks(list(tasks), progress=progress):
+        queries, qrels = _training(task)
+        legs = query_legs(lib, queries, _DEPTH, progress, f"legs {task.name}")
+        out[tasks[task.name]] = (legs, qrels, task.exclude)
+    return out
+
+
+def score_fusion(
+    fusion: Fusion | None,
+    collected: dict[str, tuple[dict[str, Legs], dict[str, dict[str, int]], dict[str, str]]],
+    mode: str = "hybrid",
+) -> dict[str, float]:
+    """Return family → objective of ``fusion`` (or of one leg, ``mode`` "bm25"/"dense") on the collected legs."""
+    out = {}
+    for family, (legs, qrels, exclude) in collected.items():
+        metric = FAMILIES[family][1]
+        run = {}
+        for qid, leg in legs.items():
+            ranked = [r.paper_id for r in fuse_legs(leg, _DEPTH, mode, fusion or DEFAULT_FUSION)]
+            run[qid] = [pid for pid in ranked if pid != exclude.get(qid)][:100]
+        out[family] = evaluate_run(run, qrels, [metric])[metric]
+    return out
+
+
+def grid() -> list[Fusion]:
+    """Return the candidate fusions: normaliser x short/long dense weight x length knots."""
+    weights = [round(0.05 * i, 2) for i in range(6, 21)]
+    out = []
+    for normaliser, short, long_, (lo, hi) in itertools.product(
+        ("tm2c2", "zscore"), weights, weights, ((4, 16), (4, 32), (8, 32), (8, 64))
+    ):
+        out.append(
+            Fusion(
+                method="convex",
+                normaliser=normaliser,
+                weights={"bm25": round(1 - short, 2), "dense": short},
+                weights_long={"bm25": round(1 - long_, 2), "dense": long_},
+                length_knots=(lo, hi),
+                glossed_weights=DEFAULT_FUSION.glossed_weights,
+            )
+        )
+    return out
+
+
+def tune(collected, candidates: Sequence[Fusion]) -> list[tuple[float, bool, Fusion, dict[str, float]]]:  # type: ignore[no-untyped-def]
+    """Return ``(mean objective, keeps every family at or above its best leg, fusion, per family)`` best first."""
+    legs_alone = {m: score_fusion(None, collected, m) for m in ("bm25", "dense")}
+    best_leg = {f: max(legs_alone["bm25"][f], legs_alone["dense"][f]) for f in collected}
+    rows = []
+    for fusion in candidates:
+        values = score_fusion(fusion, collected)
+        safe = all(values[f] >= best_leg[f] - 1e-9 for f in values)
+        rows.append((sum(values.values()) / len(values), safe, fusion, values))
+    rows.sort(key=lambda row: (not row[1], -row[0]))
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, help="pickle of the collected training legs (read or written)")
+    parser.add_argument("--top", type=int, default=10)
+    args = parser.parse_args(argv)
+    if args.cache and args.cache.is_file():
+        collected = pickle.loads(args.cache.read_bytes())
+    else:
+        collected = collect_legs_of(progress=True)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(collected))
+    for mode in ("bm25", "dense"):
+        print(mode, {f: round(v, 3) for f, v in score_fusion(None, collected, mode).items()})
+    print("default", {f: round(v, 3) for f, v in score_fusion(DEFAULT_FUSION, collected).items()})
+    for mean, safe, fusion, values in tune(collected, grid())[: args.top]:
+        print(
+            f"{mean:.4f} {'safe' if safe else 'LOSES'} {fusion.normaliser} {dict(fusion.weights)}"
+            f" long {dict(fusion.weights_long or {})} knots {fusion.length_knots}",
+            {f: round(v, 3) for f, v in values.items()},
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

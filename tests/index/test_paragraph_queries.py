@@ -1,0 +1,88 @@
+"""Issue 24: a paragraph is a query. Bounded by cost (rarest terms kept), never cut at a position."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paperscope import Library
+from paperscope.evaluation.qrels import read_iclr_papers
+from paperscope.evaluation.text_queries import method_sentences
+from paperscope.index.bounds import MAX_QUERY_TERMS, bound_query, surface_terms
+from paperscope.index.fusion import Fusion
+
+
+@pytest.fixture(scope="module")
+def iclr_library(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> tuple[Library, list]:
+    """800 real ICLR 2026 papers, titles withheld (the abstract alone must carry the match)."""
+    items = read_iclr_papers(shared_data / "iclr2026-primary-area")[::5][:800]
+    folder = tmp_path_factory.mktemp("iclr")
+    listing = folder / "iclr.txt"
+    listing.write_text(
+        "ICLR 2026 Papers\n\n" + "\n\n".join(" ".join(it.abstract.split()) for it in items) + "\n",
+        encoding="utf-8",
+    )
+    lib = Library(folder / "lib.db", embedder="fake")
+    lib.ingest([listing])
+    yield lib, items
+    lib.close()
+
+
+def test_a_pasted_300_word_abstract_finds_its_paper_first_and_says_what_was_dropped(iclr_library) -> None:
+    lib, items = iclr_library
+    long = max(items, key=lambda it: len(it.abstract.split()))
+    assert len(long.abstract.split()) >= 280, "the longest abstract of the sample is a pasted page"
+    assert len(surface_terms(long.abstract)) > MAX_QUERY_TERMS
+    for mode in ("bm25", "hybrid"):
+        hits = lib.search(long.abstract, limit=5, mode=mode)
+        assert lib.get(hits[0].paper_id).abstract == " ".join(long.abstract.split()), mode
+        dropped = len(surface_terms(long.abstract)) - MAX_QUERY_TERMS
+        assert (
+            f"{dropped} of {len(surface_terms(long.abstract))} query terms were dropped" in lib.search_notice
+        )
+
+
+def test_the_kept_terms_are_the_rarest_and_ties_keep_the_first() -> None:
+    frequency = {"graph": 50, "sparsifier": 2, "spectral": 2, "the": 0, "method": 90}
+    text = "method graph spectral sparsifier " + " ".join(f"w{i}" for i in range(70))
+    df = {**frequency, **{f"w{i}": 60 for i in range(70)}}
+    bounded = bound_query(text, lambda terms: {t: df[t] for t in terms if df.get(t)}, 100)
+    assert len(bounded.kept) == MAX_QUERY_TERMS
+    assert {"spectral", "sparsifier", "graph"} <= set(bounded.kept)
+    assert "method" in bounded.dropped  # the most common term goes first
+    # 70 ties at df 60: the first 61 are kept, the last 9 dropped, in query order.
+    assert [t for t in bounded.dropped if t.startswith("w")] == [f"w{i}" for i in range(61, 70)]
+    assert bounded.lexical.split() == bounded.kept
+
+
+def test_a_short_query_is_used_whole_and_an_unknown_word_is_named(iclr_library) -> None:
+    lib, _ = iclr_library
+    bounded = lib.bound_query("graph-based oversmoothingzz")
+    assert bounded.lexical == "graph-based oversmoothingzz" and not bounded.dropped
+    hits = lib.search("graph oversmoothingzz", limit=5, mode="hybrid")
+    assert hits and lib.search_notice == "no paper mentions 'oversmoothingzz'; showing the closest"
+    lib.search("graph neural networks", limit=5)
+    assert lib.search_notice is None
+
+
+def test_method_sentences_skip_the_background_and_keep_what_the_authors_did() -> None:
+    abstract = (
+        "Large models are costly. Prior work prunes weights. We propose SparseX, a pruning rule."
+        " Our method keeps accuracy. Results hold on ImageNet."
+    )
+    assert method_sentences(abstract) == "We propose SparseX, a pruning rule. Our method keeps accuracy."
+    assert method_sentences("One sentence only.") == ""
+    assert method_sentences("Background here. Second one. Third one.") == "Second one. Third one."
+
+
+def test_fusion_weights_follow_the_query_length() -> None:
+    fusion = Fusion(
+        weights={"bm25": 0.4, "dense": 0.6}, weights_long={"bm25": 0.1, "dense": 0.9}, length_knots=(4, 16)
+    )
+    assert fusion.weights_for(2) == {"bm25": 0.4, "dense": 0.6}
+    assert fusion.weights_for(16) == {"bm25": 0.1, "dense": 0.9}
+    middle = fusion.weights_for(8)  # halfway in log(terms)
+    assert middle["dense"] == pytest.approx(0.75) and middle["bm25"] == pytest.approx(0.25)
+    glossed = Fusion(glossed_weights={"bm25": 0.2, "dense": 0.8}, weights_long={"bm25": 0.0, "dense": 1.0})
+    assert glossed.weights_for(40, glossed=True) == {"bm25": 0.2, "dense": 0.8}
