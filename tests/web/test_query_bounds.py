@@ -98,7 +98,7 @@ def test_3000_made_up_tokens_are_bounded_and_answered(server) -> None:
     body = response.json()
     assert (
         body["data"] == []
-        and "2158 of 2222 query terms were dropped" in body["notice"]
+        and "2094 of 2222 query terms were dropped" in body["notice"]
         and "20,000 characters" in body["notice"]
     )
 

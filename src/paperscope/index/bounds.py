@@ -11,7 +11,7 @@ embeds, so those are what is bounded:
   Jones' term weighting: a term's BM25 contribution is bounded by its IDF, so the dropped terms
   are those that could move a score the least). Cutting the query to its first 64 terms instead
   dropped the informative words at the end of a pasted abstract: matching 600 ICLR abstracts to
-  their titles fell from 0.762 to 0.525 top-1 (BM25);
+  their titles fell from 0.762 to 0.525 top-1 (BM25, issue 24);
 - the dense leg embeds the query text in the model's windows, as documents are embedded, up to
   :data:`MAX_DENSE_QUERY_CHARS` characters (about four 256-wordpiece windows);
 - no text past :data:`MAX_QUERY_CHARS` characters is read at all.
@@ -38,10 +38,13 @@ __all__ = [
     "surface_terms",
 ]
 
-#: Distinct lexical terms a query keeps (stop words are not terms). 64 is four times the longest
-#: query of our keyword and title sets; a 300-word abstract has about 140 distinct terms, and its
-#: 64 rarest find its title as well as all of them (``bench/search.py``, family "abstract").
-MAX_QUERY_TERMS = 64
+#: Distinct lexical terms a query keeps (stop words are not terms). Each term costs the BM25 leg a
+#: postings scan; a 300-word abstract has about 150 distinct terms. Chosen on the 200 training
+#: abstracts of ``iclr-abstract`` (an abstract must find its title among 10,425; BM25 top-1 with
+#: the N rarest terms kept): 32 -> 0.325, 64 -> 0.535, 128 -> 0.745, all -> 0.750; and the FTS5
+#: cost of 3,000-word pastes on the 4,302-paper ICLR library, median (max) ms at load 8:
+#: 64 -> 6 (18), 128 -> 18 (33), 256 -> 61 (75), 512 -> 248 (455).
+MAX_QUERY_TERMS = 128
 #: Characters of a query read at all: about 3,000 English words. A longer text is cut at the
 #: last space before this bound (the notice says so); what stays is bounded by the two limits
 #: below, so the only cost that grows with it is tokenising (about 10 ms per 20,000 characters).
