@@ -172,7 +172,9 @@ def test_eval_without_its_data_is_one_line_not_a_traceback(
 ) -> None:
     runner = CliRunner()
     result = runner.invoke(cli, ["eval", "--data", str(tmp_path / "none")])
-    hint = "the evaluation data is not there; name the folder (../shared/data) with paperscope eval --data DIR"
+    hint = (
+        "the evaluation data is not there; name the folder (../shared/data) with paperscope eval --data DIR"
+    )
     assert (result.exit_code, result.stderr) == (
         1,
         f"Error: {tmp_path / 'none'}: {hint}, or set PAPERSCOPE_EVAL_DATA\n",
@@ -180,7 +182,10 @@ def test_eval_without_its_data_is_one_line_not_a_traceback(
     # A plain install has no shared/data beside it: the variable and --data name the folder.
     (tmp_path / "data").mkdir()
     monkeypatch.setenv("PAPERSCOPE_EVAL_DATA", str(tmp_path / "data"))
-    for args in (["eval", "cards", "--no-iclr"], ["eval", "--data", str(tmp_path / "data"), "cards", "--no-iclr"]):
+    for args in (
+        ["eval", "cards", "--no-iclr"],
+        ["eval", "--data", str(tmp_path / "data"), "cards", "--no-iclr"],
+    ):
         result = runner.invoke(cli, args)
         assert (result.exit_code, result.stderr) == (
             1,

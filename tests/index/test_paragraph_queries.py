@@ -86,3 +86,49 @@ def test_fusion_weights_follow_the_query_length() -> None:
     assert middle["dense"] == pytest.approx(0.75) and middle["bm25"] == pytest.approx(0.25)
     glossed = Fusion(glossed_weights={"bm25": 0.2, "dense": 0.8}, weights_long={"bm25": 0.0, "dense": 1.0})
     assert glossed.weights_for(40, glossed=True) == {"bm25": 0.2, "dense": 0.8}
+
+
+def _ranked(*rows: tuple[str, float | None, float | None]) -> list:
+    from paperscope.index.search import RankedPaper
+
+    out = []
+    for rank, (pid, bm25, cosine) in enumerate(rows, start=1):
+        legs = {}
+        if bm25 is not None:
+            legs["bm25"] = {"rank": rank, "score": bm25}
+        if cosine is not None:
+            legs["dense"] = {"rank": rank, "score": cosine}
+        out.append(RankedPaper(pid, 1.0 / rank, rank, legs))
+    return out
+
+
+def test_the_relevance_floor_keeps_lexical_or_close_matches_and_renumbers() -> None:
+    from paperscope.index.search import Legs, above_relevance_floor
+
+    legs = Legs(lists={"bm25": [("a", 10.0), ("b", 2.0)], "dense": []}, best_bm25=10.0)
+    ranked = _ranked(("a", 10.0, 0.6), ("c", None, 0.1), ("b", 4.0, 0.2), ("d", None, 0.45), ("e", 5.5, None))
+    kept = above_relevance_floor(ranked, legs)
+    assert [(h.paper_id, h.rank) for h in kept] == [("a", 1), ("d", 2), ("e", 3)]
+    # Under a filter the reference is the whole library's best score, not the filtered list's.
+    filtered = Legs(lists={"bm25": [("e", 5.5)], "dense": []}, best_bm25=12.0)
+    kept = above_relevance_floor(_ranked(("e", 5.5, 0.1), ("d", None, 0.45)), filtered)
+    assert [(h.paper_id, h.rank) for h in kept] == [("d", 1)]
+    # No BM25 match at all: the dense hits stand (the made-up-word rule filtered them already).
+    alone = _ranked(("x", None, 0.3), ("y", None, 0.26))
+    assert [h.paper_id for h in above_relevance_floor(alone, Legs(lists={"bm25": [], "dense": []}))] == [
+        "x",
+        "y",
+    ]
+
+
+@pytest.mark.model
+def test_a_hybrid_count_describes_the_papers_that_match(tmp_path: Path, icml_dir: Path) -> None:
+    lib = Library(tmp_path / "icml.db", embedder="minilm")
+    lib.ingest([icml_dir])
+    everything = len(lib)
+    hits = lib.search("dataset distillation", limit=200, mode="hybrid")
+    assert 0 < len(hits) < everything / 4, f"{len(hits)} of {everything} papers"
+    assert all("distill" in (lib.get(h.paper_id).clean_text.lower()) for h in hits[:2])
+    dense = lib.search("dataset distillation", limit=200, mode="dense")
+    assert len(dense) == everything  # dense mode ranks every paper, as asked
+    lib.close()
