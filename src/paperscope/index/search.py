@@ -21,7 +21,7 @@ from ..store import Store
 from ..store.lexical import TITLELESS_BODY_WEIGHT, search_fts
 from ..store.retrieval import document_frequencies
 from ..text import has_cjk
-from .bm25 import MemoryBM25, match_expression, query_terms
+from .bm25 import MemoryBM25, match_expression, scoring_terms
 from .dense import TITLELESS_COSINE_BONUS, DenseIndex
 from .embed import Embedder
 from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
@@ -136,7 +136,7 @@ def _matches_anywhere(
     if allowed is None:
         return False  # the unfiltered BM25 list was already empty
     if in_memory is not None:
-        return bool(in_memory.search(query_terms(lexical_text), 1))
+        return bool(in_memory.search(scoring_terms(lexical_text), 1))
     return bool(search_fts(store.conn, expression, 1))
 
 
@@ -188,7 +188,7 @@ def collect_legs(
             if allowed is not None:
                 mask = np.zeros(len(in_memory), dtype=bool)
                 mask[[in_memory.row_of[p] for p in allowed if p in in_memory.row_of]] = True
-            bm25 = in_memory.search(query_terms(lexical_text), depth, mask, body_weight)
+            bm25 = in_memory.search(scoring_terms(lexical_text), depth, mask, body_weight)
         else:
             bm25 = search_fts(store.conn, expression, depth, allowed, body_weight)
         legs.lists["bm25"] = bm25
