@@ -18,7 +18,8 @@ from paperscope.errors import InputError
 
 @pytest.fixture
 def marked(icml_library: Library) -> tuple[Library, list[str]]:
-    ids = [h.paper_id for h in icml_library.search("dataset distillation", limit=3)]
+    # dense mode ranks every paper: three ids whatever the relevance floor of hybrid keeps
+    ids = [h.paper_id for h in icml_library.search("dataset distillation", limit=3, mode="dense")]
     icml_library.star(ids[0])
     icml_library.star(ids[1])
     icml_library.tag(ids[1], "to-read")

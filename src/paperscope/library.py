@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .analyzer import LEXICAL_ANALYZER
 from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
 from .index.bm25 import MemoryBM25, query_terms
@@ -38,7 +39,7 @@ from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
 from .store.doctor import DoctorReport
-from .store.lexical import TITLE_WEIGHT
+from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
 from .store.retrieval import document_frequencies, filtered_paper_ids
 from .text import has_cjk
 
@@ -1119,7 +1120,9 @@ class Library:
         if self._bm25 is not None and self._bm25[0] == key:
             return self._bm25[1]
         cache = self._cache_dir()
-        path = cache / f"bm25-{top}-g{key[1]}" if cache is not None else None
+        # Keyed by the analyzer too: statistics of another analysis (before issue 24: unstemmed)
+        # are never read, and are deleted once this one is saved.
+        path = cache / f"bm25-{LEXICAL_ANALYZER}-{top}-g{key[1]}" if cache is not None else None
         index = None
         if path is not None and (path / "idf.npy").is_file():
             with contextlib.suppress(OSError, ValueError):
@@ -1134,7 +1137,7 @@ class Library:
             return None  # searches use FTS5 until `ingest`/`embed` build it (seconds, not hidden)
         if index is None:
             rows = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
-            index = MemoryBM25.build(rows, title_weight=TITLE_WEIGHT)
+            index = MemoryBM25.build(rows, title_weight=TITLE_WEIGHT, exact_weight=EXACT_WEIGHT)
             if path is not None:
                 with contextlib.suppress(OSError):
                     index.save(path)

@@ -123,7 +123,8 @@ def dump(lib: Library) -> dict[str, list[tuple]]:
     return {
         "papers": [tuple(r) for r in conn.execute("SELECT * FROM papers ORDER BY paper_id")],
         "fts": [
-            tuple(r) for r in conn.execute("SELECT paper_id, title, body FROM papers_fts ORDER BY paper_id")
+            tuple(r)
+            for r in conn.execute("SELECT paper_id, title, body, exact FROM papers_fts ORDER BY paper_id")
         ],
         "cards": [tuple(r) for r in conn.execute("SELECT * FROM cards ORDER BY paper_id")],
         "facets": [tuple(r) for r in conn.execute("SELECT * FROM card_facets ORDER BY paper_id, facet, key")],

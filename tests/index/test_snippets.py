@@ -14,15 +14,30 @@ TEXT = (
 def test_matched_terms_keep_query_order_and_drop_stop_words():
     terms, _ = explain_hit(query_terms("the attention quantisation of FiX models"), None, TEXT)
     assert terms == ["attention", "quantisation", "fix", "models"]
-    assert explain_hit(["diffusion"], "A title about diffusion", TEXT)[0] == ["diffusion"]
+    assert explain_hit(query_terms("diffusion"), "A title about diffusion", TEXT)[0] == ["diffusion"]
     assert explain_hit(["zqxjv"], None, TEXT)[0] == []
 
 
+def test_matched_terms_are_the_papers_own_words_of_the_query_stems():
+    # The query's stem "transform" finds the abstract's words as written, for highlighting.
+    text = "Transformers beat the transformer baseline. A transform of graphs."
+    assert query_terms("transformers") == ["transform"]
+    assert explain_hit(query_terms("transformers"), None, text)[0] == [
+        "transformers",
+        "transformer",
+        "transform",
+    ]
+    assert explain_hit(query_terms("optimizers"), "An optimizer", "Optimization is hard.")[0] == [
+        "optimizer",
+        "optimization",
+    ]
+
+
 def test_snippet_is_the_sentence_with_most_terms_else_the_first():
-    assert explain_hit(["attention", "quantisation"], None, TEXT)[1] == (
+    assert explain_hit(query_terms("attention quantisation"), None, TEXT)[1] == (
         "We propose FiX, a 4-bit quantisation scheme for attention kernels."
     )
-    assert explain_hit(["imagenet", "memory"], None, TEXT)[1].startswith("On ImageNet-1K")
+    assert explain_hit(query_terms("imagenet memory"), None, TEXT)[1].startswith("On ImageNet-1K")
     assert explain_hit([], None, TEXT)[1] == "Large models are costly to serve."
     assert explain_hit(["x"], None, "") == ([], "")
 

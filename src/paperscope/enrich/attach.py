@@ -7,8 +7,9 @@ external ids it does not hold yet; the entry's sessions go to ``paper_sessions``
 in the same transaction, and an undo removes them. The paper's card is
 rebuilt (its label and area read the title). One ``enrichments`` row (migration 9) records the
 program file, the entry (line and content), the method, the score, the time, and the paper's
-columns, lexical-index title and card row before, and the paper's stored vectors of its content
-before (every model's, while current), so :func:`undo` puts back exactly those bytes: a vector is
+columns and card row before, and the paper's stored vectors of its content before (every
+model's, while current), so :func:`undo` puts back exactly those bytes (the lexical-index row is
+written again from the restored title): a vector is
 keyed by the content hash, the attached title changes that hash and ``Library.enrich`` then
 embeds the paper again (replacing the row), so without them an undo left the paper without a
 current vector.
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ingest.pipeline import content_hash_for
-from ..store import papers, sessions
+from ..store import lexical, papers, sessions
 from .match import SUGGESTIONS
 from .program import ProgramEntry
 
@@ -70,11 +71,6 @@ def _of_program(program: str | None, joiner: str) -> tuple[str, tuple[str, ...]]
 def _row(conn: sqlite3.Connection, paper_id: str) -> dict[str, Any] | None:
     row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
     return None if row is None else dict(zip(_COLUMNS, tuple(row), strict=True))
-
-
-def _fts_title(conn: sqlite3.Connection, paper_id: str) -> str | None:
-    row = conn.execute("SELECT title FROM papers_fts WHERE paper_id = ?", (paper_id,)).fetchone()
-    return None if row is None else row[0]
 
 
 def _card_row(conn: sqlite3.Connection, paper_id: str) -> list[Any] | None:
@@ -151,7 +147,6 @@ def attach(
         paper.external_ids, changed = {**paper.external_ids, **new_ids}, [*changed, "external_ids"]
     state = {
         "columns": before,
-        "fts_title": _fts_title(conn, paper_id),
         "card": _card_row(conn, paper_id),
         "vectors": _vector_rows(conn, paper_id),
     }
@@ -231,7 +226,7 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> UndoReport:
     Each column the attachment wrote is set back to its value before, but only while it still
     holds what the attachment wrote: a column changed since (a later ingest merged a title) is
     left as it is and the paper is listed in ``kept``. When the title is restored, the
-    lexical-index title and the card row are restored too, byte for byte, and when the content
+    lexical-index row is written again from it and the card row is restored byte for byte, and when the content
     hash is, the vectors of that content (attachments made before they were saved have none; the
     library embeds those again, see ``Library.undo_enrich``). The paper's sessions from the
     program go in every case (they came with the entry, not with a column), and so do the
@@ -263,7 +258,10 @@ def undo(conn: sqlite3.Connection, program: str | None = None) -> UndoReport:
         sets = ", ".join(f"{k} = ?" for k in names)
         conn.execute(f"UPDATE papers SET {sets} WHERE paper_id = ?", [*values, paper_id])
         if "title" in names:
-            conn.execute("UPDATE papers_fts SET title = ? WHERE paper_id = ?", (state["fts_title"], paper_id))
+            (title, text) = conn.execute(
+                "SELECT title, clean_text FROM papers WHERE paper_id = ?", (paper_id,)
+            ).fetchone()
+            lexical.write_fts_rows(conn, [(paper_id, title, text)])
             if state["card"] is None:
                 conn.execute("DELETE FROM cards WHERE paper_id = ?", (paper_id,))
             else:

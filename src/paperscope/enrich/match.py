@@ -185,7 +185,7 @@ def abstract_query(text: str) -> tuple[list[str], dict[str, float]]:
     let a title sharing many one-off words win. Measured on the dev half of ``eval enrich``
     (BM25 legs): coverage 0.698 -> 0.774 at the chosen thresholds, dev precision 0.999 -> 0.998.
     """
-    terms = query_terms(text)
+    terms = query_terms(text, stem=False)
     counts = Counter(tokenize(text))
     return terms, {t: 1.0 + math.log(max(counts.get(t, 1), 1)) for t in terms}
 
@@ -273,7 +273,7 @@ def match_program(
         return result
     tau_a, tau_b = thresholds if thresholds is not None else THRESHOLDS[mode]
     floor = EVIDENCE_FLOOR[mode] if evidence_floor is None else evidence_floor
-    title_terms = [query_terms(entry.title) for entry in entries]
+    title_terms = [query_terms(entry.title, stem=False) for entry in entries]
     # Leg B: each title against the whole library.
     row_of = library_index.row_of
     wanted = {row_of[pid]: pid for pid, _ in papers}
@@ -292,7 +292,9 @@ def match_program(
             if pid is not None:
                 b_lists.setdefault(pid, []).append((e, rank, float(z[row])))
     # Leg A: each abstract against the program's titles.
-    title_index = MemoryBM25.build(((str(i), None, e.title) for i, e in enumerate(entries)), title_weight=1.0)
+    title_index = MemoryBM25.build(
+        ((str(i), None, e.title) for i, e in enumerate(entries)), title_weight=1.0, stem=False
+    )
     for i, (pid, text) in enumerate(papers):
         query, weights = abstract_query(text)
         z = _z(bm25_scores(title_index, query, weights))

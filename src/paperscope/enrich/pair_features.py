@@ -230,8 +230,10 @@ def pair_features(
     if n_p == 0 or n_e == 0:
         empty = np.zeros(0, dtype=np.int64)
         return PairSet(mode, empty, empty, np.zeros((0, width)), empty, empty, np.zeros(0))
-    title_terms = [query_terms(e.title) for e in entries]
-    title_index = MemoryBM25.build(((str(i), None, e.title) for i, e in enumerate(entries)), title_weight=1.0)
+    title_terms = [query_terms(e.title, stem=False) for e in entries]
+    title_index = MemoryBM25.build(
+        ((str(i), None, e.title) for i, e in enumerate(entries)), title_weight=1.0, stem=False
+    )
     # Leg A: each abstract against the titles.
     queries = [abstract_query(text) for _, text in papers]
     a = _z_rows(np.vstack([bm25_scores(title_index, q, w) for q, w in queries]))

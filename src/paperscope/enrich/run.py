@@ -104,22 +104,20 @@ def title_less_papers(lib: Library, program: str | None = None) -> list[tuple[st
 
 
 def library_bm25(lib: Library, program: str | None = None) -> MemoryBM25:
-    """Return the library's own BM25: title and clean text, ``TITLE_WEIGHT``, as FTS5 and search score.
+    """Return the library's own BM25: title and clean text, ``TITLE_WEIGHT``, unstemmed.
 
-    The cached in-memory index of a large library (``Library.memory_bm25``), else one built now
-    (about 1 s per 5k papers). With ``program``, the titles that program attached are left out
-    (built here), so a second run scores as the first did.
+    Built now (about 1 s per 5k papers) over folded tokens, not stems: the matchers' features and
+    trained model read unstemmed terms, so the search index (``Library.memory_bm25``, stemmed since
+    issue 24) is not reused. With ``program``, the titles that program attached are left out, so
+    a second run scores as the first did.
     """
     conn = lib.store.conn
     enriched = set() if program is None else store.enriched_papers(conn, program)
-    if not enriched:
-        index = lib.memory_bm25()
-        if index is not None:
-            return index
     rows = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
     return MemoryBM25.build(
         ((pid, None if pid in enriched else title, text) for pid, title, text in rows),
         title_weight=TITLE_WEIGHT,
+        stem=False,
     )
 
 
@@ -167,7 +165,11 @@ def match_library(
     entries = [e for e in program.entries if " ".join(e.title.casefold().split()) not in known]
     papers = title_less_papers(lib, program.key)
     index = library_bm25(lib, program.key)
-    if papers and entries and not any(t in index.vocabulary for e in entries for t in query_terms(e.title)):
+    if (
+        papers
+        and entries
+        and not any(t in index.vocabulary for e in entries for t in query_terms(e.title, stem=False))
+    ):
         raise InputError(
             f"no program title shares a word with the library's papers ({describe_columns(program)});"
             " if another column holds the titles, name it with --map title=COLUMN",

@@ -282,7 +282,7 @@ def _world_inputs(
 ) -> tuple[list[tuple[str, str]], list[ProgramEntry], MemoryBM25, np.ndarray | None, np.ndarray | None]:
     """Return the papers, entries, library BM25 (the world's papers alone) and vectors of ``w``."""
     chosen = [s.papers[s.position[pid]] for pid in w.library]
-    index = MemoryBM25.build(((pid, None, text) for pid, text in chosen), title_weight=2.0)
+    index = MemoryBM25.build(((pid, None, text) for pid, text in chosen), title_weight=2.0, stem=False)
     rows = None if s.vectors[0] is None else s.vectors[0][[s.position[pid] for pid in w.library]]
     titles = None if s.vectors[1] is None else s.vectors[1][w.kept]
     return chosen, [s.entries[e] for e in w.kept], index, rows, titles

@@ -26,7 +26,7 @@ from ..store import Store, papers
 from ..store.lexical import search_fts
 from ..store.retrieval import document_frequencies
 from ..text import fold, segment, tokenize
-from .bm25 import STOP_WORDS, MemoryBM25, match_expression
+from .bm25 import STOP_WORDS, MemoryBM25, match_expression, scoring_terms
 from .dense import DenseIndex
 from .fusion import Fusion
 from .search import Legs, fuse_legs, with_exact_cosines
@@ -131,7 +131,7 @@ def related_legs(
     vector = index.vector_of(paper.paper_id) if index is not None else None
     if memory_bm25 is not None:
         terms = more_like_this_terms(paper, memory_bm25.document_frequencies, len(memory_bm25))
-        bm25 = memory_bm25.search(terms, depth + 1) if terms else []
+        bm25 = memory_bm25.search(scoring_terms(" ".join(terms)), depth + 1) if terms else []
     else:
         n_papers = store.count("papers")
         terms = more_like_this_terms(paper, lambda t: document_frequencies(store.conn, t), n_papers)

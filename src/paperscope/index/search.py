@@ -21,7 +21,7 @@ from ..store import Store
 from ..store.lexical import TITLELESS_BODY_WEIGHT, search_fts
 from ..store.retrieval import document_frequencies
 from ..text import has_cjk
-from .bm25 import MemoryBM25, match_expression, query_terms
+from .bm25 import MemoryBM25, match_expression, query_terms, scoring_terms
 from .dense import TITLELESS_COSINE_BONUS, DenseIndex
 from .embed import Embedder
 from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
@@ -170,7 +170,7 @@ def _best_anywhere(
     (BM25 scores do not depend on the filter: IDF and length norms are the whole library's).
     """
     if in_memory is not None:
-        top = in_memory.search(query_terms(lexical_text), 1, None, body_weight)
+        top = in_memory.search(scoring_terms(lexical_text), 1, None, body_weight)
     else:
         top = search_fts(store.conn, expression, 1, None, body_weight)
     return top[0][1] if top else 0.0
@@ -226,7 +226,7 @@ def collect_legs(
             if allowed is not None:
                 mask = np.zeros(len(in_memory), dtype=bool)
                 mask[[in_memory.row_of[p] for p in allowed if p in in_memory.row_of]] = True
-            bm25 = in_memory.search(query_terms(lexical_text), depth, mask, body_weight)
+            bm25 = in_memory.search(scoring_terms(lexical_text), depth, mask, body_weight)
         else:
             bm25 = search_fts(store.conn, expression, depth, allowed, body_weight)
         legs.lists["bm25"] = bm25

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..analyzer import stem_tokens
 from ..text import fold
 
 __all__ = ["explain_hit", "SNIPPET_CHARS"]
@@ -14,37 +15,39 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+")
 _WORD_RE = re.compile(r"\w+")
 
 
-def _words(text: str) -> set[str]:
-    # fold + \w+ gives query_terms' keys for Latin text at ~0.07 ms an abstract; the index's
+def _words(text: str) -> list[str]:
+    # fold + \w+ gives the index's tokens for Latin text at ~0.07 ms an abstract; the index's
     # tokenize (jieba segmentation included) costs ~1.6 ms, too slow for every hit of a search.
-    return set(_WORD_RE.findall(fold(text)))
+    return list(dict.fromkeys(_WORD_RE.findall(fold(text))))
 
 
 def explain_hit(
     terms: list[str], title: str | None, text: str, limit: int = SNIPPET_CHARS
 ) -> tuple[list[str], str]:
-    """Return ``(matched terms, snippet)`` for one hit.
+    """Return ``(matched words, snippet)`` for one hit.
 
     Args:
-        terms: the query's index terms (:func:`paperscope.index.bm25.query_terms`), computed once
+        terms: the query's stems (:func:`paperscope.index.bm25.query_terms`), computed once
             per query.
         title: the paper's title, or None.
         text: the paper's clean abstract.
         limit: longest snippet in characters.
 
     Returns:
-        The ``terms`` the title or abstract contains, in query order; and the abstract sentence
-        holding the most distinct matched terms (ties: the earlier one; none matched: the first
-        sentence), cut at the last space before ``limit`` characters and ended with "…" when longer.
+        The words of the title or abstract, as written there (folded), whose stem is one of
+        ``terms``: in query order, then text order (the stem "transform" gives "transformers" and
+        "transformer" when both occur); and the abstract sentence holding the most distinct
+        matched stems (ties: the earlier one; none matched: the first sentence), cut at the last
+        space before ``limit`` characters and ended with "…" when longer.
     """
     sentences = [s.strip() for s in _SENTENCE_RE.split(text) if s.strip()]
-    sentence_words = [_words(s) for s in sentences]
-    present = set().union(_words(title or ""), *sentence_words)
-    matched = [t for t in terms if t in present]
+    words = list(dict.fromkeys(_words(title or "") + [w for s in sentences for w in _words(s)]))
+    stem_of = dict(zip(words, stem_tokens(words), strict=True))
+    wanted = set(terms)
+    matched = [w for t in terms for w in words if stem_of[w] == t]
     if not sentences:
         return matched, ""
-    wanted = set(matched)
-    scores = [len(wanted & words) for words in sentence_words]
+    scores = [len(wanted & {stem_of[w] for w in _words(s)}) for s in sentences]
     best = sentences[scores.index(max(scores))]
     if len(best) > limit:
         best = best[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"

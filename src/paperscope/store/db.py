@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import ReadOnlyLibrary, StoreError
 from . import health
+from .lexical import ensure_lexical_index
 from .migrations import MIGRATIONS
 
 __all__ = ["Store", "SCHEMA_VERSION", "BUSY_TIMEOUT_S", "WAIT_MESSAGE"]
@@ -67,6 +68,8 @@ class Store:
                 self._open_file(Path(self.path), read_only)
             self.conn.row_factory = sqlite3.Row
             self._migrate()
+            if self.read_only is None:
+                ensure_lexical_index(self.conn, self.transaction)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open library database: {exc}") from exc
 

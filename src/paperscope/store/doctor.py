@@ -25,15 +25,13 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..text import segment
 from . import cleanup, vectors
+from .lexical import rebuild_fts
 
 __all__ = ["Finding", "DoctorReport", "check", "repair_store", "rebuild_fts"]
 
 #: Rows of ``PRAGMA integrity_check`` kept in a finding (SQLite stops at 100 by default).
 _MAX_INTEGRITY_LINES = 20
-#: Papers re-indexed per statement batch when the lexical index is rebuilt.
-_FTS_BATCH = 1000
 
 
 @dataclass
@@ -295,27 +293,6 @@ def _topics(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
         repair=f"`{command} topics --refit`",
         count=int(n),
     )
-
-
-def rebuild_fts(conn: sqlite3.Connection) -> int:
-    """Rebuild ``papers_fts`` from ``papers`` (call inside a transaction); return the rows written.
-
-    The rows are what ingest writes (:func:`paperscope.store.papers.insert_papers`): title and
-    clean text segmented for the index. About 1 s per 5,000 papers.
-    """
-    conn.execute("DELETE FROM papers_fts")
-    written = 0
-    cursor = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
-    while rows := cursor.fetchmany(_FTS_BATCH):
-        conn.executemany(
-            "INSERT INTO papers_fts (paper_id, title, body) VALUES (?,?,?)",
-            [
-                (pid, segment(title or "", for_index=True), segment(text, for_index=True))
-                for pid, title, text in rows
-            ],
-        )
-        written += len(rows)
-    return written
 
 
 def repair_store(conn: sqlite3.Connection, findings: list[Finding]) -> list[str]:

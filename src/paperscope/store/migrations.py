@@ -302,4 +302,18 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS paper_sessions_day ON paper_sessions (day, starts_utc);
     """,
+    # 11: the lexical index is stemmed (issue 24, :mod:`paperscope.analyzer`): ``title`` and
+    # ``body`` hold Snowball English stems, and the new column ``exact`` the surface tokens whose
+    # stem differs from them. The table is recreated empty with its new columns, and the analyzer
+    # that built it is recorded as "none": on open, ``store.lexical.ensure_lexical_index``
+    # rebuilds it from ``papers`` in Python (SQL cannot stem) in one transaction, and records the
+    # analyzer. Old BM25 statistics (fts5vocab, the in-memory caches) are never read again: the
+    # caches are keyed by the analyzer too.
+    """
+    DROP TABLE IF EXISTS papers_fts;
+    CREATE VIRTUAL TABLE papers_fts USING fts5 (
+        paper_id UNINDEXED, title, body, exact, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT OR REPLACE INTO library_state (key, value) VALUES ('lexical_analyzer', 'none');
+    """,
 ]

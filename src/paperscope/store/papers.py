@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from ..errors import InputError, NotFound
 from ..models import Card, Paper, Source, marked_label
-from ..text import segment
+from .lexical import write_fts_rows
 
 __all__ = [
     "existing_ids",
@@ -56,7 +56,7 @@ def existing_ids(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> set[str]
 def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes: list[str]) -> None:
     """Insert new papers with their sources, cards and lexical index rows (call inside a transaction).
 
-    The lexical index body is the clean text segmented by :func:`paperscope.text.segment`.
+    The lexical index row is written by :func:`paperscope.store.lexical.write_fts_rows`.
     """
     conn.executemany(
         "INSERT INTO papers (paper_id, abstract, clean_text, title, authors, venue, year, decision,"
@@ -81,13 +81,7 @@ def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes:
             for p, h in zip(papers, content_hashes, strict=True)
         ],
     )
-    conn.executemany(
-        "INSERT INTO papers_fts (paper_id, title, body) VALUES (?,?,?)",
-        [
-            (p.paper_id, segment(p.title or "", for_index=True), segment(p.clean_text, for_index=True))
-            for p in papers
-        ],
-    )
+    write_fts_rows(conn, ((p.paper_id, p.title, p.clean_text) for p in papers))
     add_sources(conn, [(p.paper_id, s) for p in papers for s in p.sources])
     save_cards(conn, [(p.paper_id, p.card) for p in papers if p.card is not None])
 
@@ -125,10 +119,7 @@ def update_paper_fields(
     assignments = ", ".join(f"{f} = ?" for f in names)
     conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*values, paper.paper_id])
     if "title" in names:
-        conn.execute(
-            "UPDATE papers_fts SET title = ? WHERE paper_id = ?",
-            (segment(paper.title or "", for_index=True), paper.paper_id),
-        )
+        write_fts_rows(conn, [(paper.paper_id, paper.title, paper.clean_text)])
 
 
 def add_dedup_keys(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from ..analyzer import stem_tokens
+
 __all__ = ["filtered_paper_ids", "document_frequencies", "dataset_key"]
 
 
@@ -86,15 +88,18 @@ def filtered_paper_ids(
     return {row[0] for row in conn.execute(sql, params)}
 
 
-def document_frequencies(conn: sqlite3.Connection, terms: Iterable[str]) -> dict[str, int]:
-    """Return how many papers' lexical index rows hold each term (FTS5 ``fts5vocab``, title + body).
+def document_frequencies(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, int]:
+    """Return how many papers hold each word in title or body (FTS5 ``fts5vocab``), by its stem.
 
-    Terms must be written as the index tokenises them (folded, see ``paperscope.text.tokenize``).
-    Unknown terms are left out.
+    Words are folded tokens as written (``paperscope.text.tokenize``); each is looked up by its
+    stem (:func:`paperscope.analyzer.stem_tokens`), as the index holds them, so ``"transformers"``
+    counts the papers with "transformer" too. Keyed by the given word; unknown words are left out.
     """
-    wanted = list(dict.fromkeys(terms))
-    if not wanted:
+    given = list(dict.fromkeys(words))
+    if not given:
         return {}
+    stem_of = dict(zip(given, stem_tokens(given), strict=True))
+    wanted = list(dict.fromkeys(stem_of.values()))
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.papers_fts_terms USING fts5vocab(main, papers_fts, row)"
     )
@@ -102,8 +107,11 @@ def document_frequencies(conn: sqlite3.Connection, terms: Iterable[str]) -> dict
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         marks = ",".join("?" * len(chunk))
+        # The `row` table counts a paper once whatever columns hold the term. It counts the exact
+        # column too, whose words (stem differs from word) equal a stem only where the stemmer is
+        # not idempotent and a text holds that stem as a word ("agre" of "agreed"): negligible.
         for term, doc in conn.execute(
             f"SELECT term, doc FROM temp.papers_fts_terms WHERE term IN ({marks})", chunk
         ):
             found[term] = int(doc)
-    return found
+    return {w: found[s] for w, s in stem_of.items() if s in found}
