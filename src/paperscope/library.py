@@ -910,8 +910,9 @@ class Library:
 
         Embedding neighbours fused with a BM25 "more like this" query of the paper's rarest
         words; ``Hit.legs`` gives each neighbour's rank and score in both. The paper itself and
-        its near-duplicates (same folded title, or cosine >= 0.98: the same abstract lightly
-        edited) are never returned. When vectors are missing (see :meth:`search`), the
+        its duplicates (one paper by the ingest identity rules, :func:`paperscope.ingest.dedup.is_same_paper`,
+        or cosine >= 0.98: the same abstract lightly edited) are never returned; a different
+        paper that only shares the title is. When vectors are missing (see :meth:`search`), the
         neighbours come from BM25 alone and :attr:`search_notice` says so. ``Hit.terms`` lists the rarest words the two papers share,
         to explain each neighbour.
 
@@ -922,8 +923,15 @@ class Library:
         _check_limit(limit)
         paper = self.get(paper_id)
         self.search_notice = None
+        from .ingest.dedup import is_same_paper
+
         neighbours = related_papers(
-            self.store, self._query_dense_index(), paper, limit, self.memory_bm25(build=False)
+            self.store,
+            self._query_dense_index(),
+            paper,
+            limit,
+            self.memory_bm25(build=False),
+            is_same_paper=is_same_paper,
         )
         rows = papers.hit_rows(self.store.conn, [other.paper_id for other, *_ in neighbours])
         return [
