@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -12,12 +10,9 @@ from paperscope.web import create_app
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path):
-    lib = Library(tmp_path_factory.mktemp("like-api") / "web.db")
-    lib.ingest([icml_dir])
-    with TestClient(create_app(lib)) as test_client:
+def client(icml_module_library: Library):
+    with TestClient(create_app(icml_module_library)) as test_client:
         yield test_client
-    lib.close()
 
 
 def _paper(client: TestClient) -> dict:
