@@ -1,4 +1,4 @@
-"""Search by example over HTTP: ``GET /api/search?like=PAPER_ID`` and ``/api/facets?like=``."""
+"""Search by example over HTTP: ``GET /api/search?like=PAPER_ID``, ``/api/facets?like=`` and the page ``/?like=``."""
 
 from __future__ import annotations
 
@@ -58,3 +58,19 @@ def test_like_errors_have_the_api_error_shape(client, params, status, fragment):
     assert response.status_code == status
     assert set(body) == {"ok", "error", "status"} and body["status"] == status
     assert fragment in body["error"]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "fragment"),
+    [
+        ("like=abcdef123456", 404, "no paper with paper_id 'abcdef123456'"),
+        ("like=..%2F..%2Fetc%2Fpasswd", 400, "is not a paper_id"),
+        ("like=abcd&q=pruning", 400, "give a query or like, not both"),
+    ],
+)
+def test_like_page_errors_are_pages(client, query, status, fragment):
+    from browser_helpers import visible_text
+
+    response = client.get(f"/?{query}")
+    assert response.status_code == status and response.headers["content-type"].startswith("text/html")
+    assert fragment in visible_text(response.text)
