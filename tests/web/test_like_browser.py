@@ -64,6 +64,7 @@ def test_find_similar_opens_a_filterable_like_page(icml_module_library: Library)
         box.fill(paragraph)
         assert box.input_value() == paragraph
         assert box.evaluate("b => b.getBoundingClientRect().height") > 60
+        screenshot(page, "like-paste")
         box.press("Enter")
         page.wait_for_load_state("load")
         assert "like" not in parse_qs(urlsplit(page.url).query)
