@@ -368,7 +368,13 @@ def _print_hits(hits: list[Hit]) -> None:
 
 
 @_command()
-@click.argument("query")
+@click.argument("query", required=False)
+@click.option(
+    "--like",
+    default=None,
+    metavar="PAPER_ID|FILE|-",
+    help="Rank by the text of this paper (itself left out), of a UTF-8 text file, or of standard input (-).",
+)
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Number of hits.")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "dense"]), default="hybrid", show_default=True)
 @click.option("--venue", default=None, help="Only this venue (e.g. ICML).")
@@ -393,7 +399,8 @@ def _print_hits(hits: list[Hit]) -> None:
 @click.pass_context
 def search(
     ctx: click.Context,
-    query: str,
+    query: str | None,
+    like: str | None,
     limit: int,
     mode: str,
     venue: str | None,
@@ -411,13 +418,19 @@ def search(
 ) -> None:
     """Search the library (BM25 and embeddings fused; Chinese queries work too).
 
+    With --like instead of QUERY, rank the library by the text of a paper, a file or a pasted
+    paragraph (search by example); every filter applies.
+
     Example: paperscope search "dataset distillation" --limit 5 --has-code --contribution method
     """
+    if (query is None) == (like is None):
+        raise click.UsageError(
+            "give a QUERY or --like PAPER_ID|FILE|-, not both" if query else "give a QUERY or --like"
+        )
     if mode != "bm25":
         _preload_embedder()
     lib = _library(ctx)
-    hits = lib.search(
-        query,
+    options: dict[str, Any] = dict(
         limit=limit,
         mode=mode,
         venue=venue,
@@ -432,6 +445,16 @@ def search(
         session=session,
         day=day,
     )
+    if like is None:
+        hits = lib.search(query or "", **options)
+    else:
+        from .example import MAX_EXAMPLE_BYTES, stdin_example
+
+        if like == "-":
+            example = stdin_example(sys.stdin.buffer.read(MAX_EXAMPLE_BYTES + 1))
+        else:
+            example = lib.example(like, files=True)
+        hits = lib.search_like(example, **options)
     _print_notice(lib)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
@@ -440,9 +463,9 @@ def search(
 
 
 def _print_notice(lib: Library) -> None:
-    """Print the last search's one-line notice about its dense leg, if any (stderr)."""
-    if lib.search_notice:
-        click.echo(f"note: {lib.search_notice}", err=True)
+    """Print the last search's notices (what it is like, a cut query, a missing dense leg) on stderr, one a line."""
+    for line in (lib.search_notice or "").splitlines():
+        click.echo(f"note: {line}", err=True)
 
 
 @_command()

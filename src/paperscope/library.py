@@ -19,6 +19,7 @@ import numpy as np
 from .analyzer import LEXICAL_ANALYZER
 from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
+from .example import Example
 from .index.bm25 import MemoryBM25, query_terms
 from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, cut_text
 from .index.dense import DenseIndex, ensure_vectors
@@ -629,6 +630,7 @@ class Library:
         detail: int | None = None,
         session: str | None = None,
         day: str | None = None,
+        exclude: set[str] | None = None,
     ) -> list[Hit]:
         """Return the best ``limit`` papers for ``query``.
 
@@ -653,6 +655,8 @@ class Library:
             session: only papers presented in this program session (its name, ignoring case;
                 see :meth:`schedule`).
             day: only papers with a session on this local day (``YYYY-MM-DD``).
+            exclude: paper_ids left out before ranking, as a filter leaves them out (a search
+                by example leaves out the example paper, see :meth:`search_like`).
             detail: only the first ``detail`` hits carry their label, metadata, links, snippet
                 and matched terms; the others carry ``paper_id``, ``rank``, ``score``, ``legs``
                 and ``missing_vector`` only (None: every hit is complete). A page that fetches
@@ -712,6 +716,10 @@ class Library:
             session,
             day,
         )
+        if exclude:
+            if allowed is None:
+                allowed = {r[0] for r in self.store.conn.execute("SELECT paper_id FROM papers")}
+            allowed = allowed - exclude
         self.search_notice = None
         index = None
         embedder: Embedder | None = None
@@ -732,6 +740,7 @@ class Library:
             fusion=fusion,
             memory_bm25=lambda: self.memory_bm25(build=False),
             dense_text=bounded.dense,
+            excluded=frozenset(exclude or ()),
         )
         complete = ranked if detail is None else ranked[: max(detail, 0)]
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in complete])
@@ -777,6 +786,47 @@ class Library:
         if memory is not None:
             return bound_query(query, memory.document_frequencies, len(memory))
         return bound_query(query, lambda terms: document_frequencies(self.store.conn, terms), len(self))
+
+    def example(self, like: str, files: bool = False) -> Example:
+        """Return the example of a search by example (:meth:`search_like`).
+
+        Args:
+            like: a paper_id (or a unique prefix of 4+ characters); with ``files``, else the
+                path of a UTF-8 text file.
+            files: read ``like`` as a file path when it names no paper (the CLI; never the web).
+
+        Raises:
+            NotFound: no paper matches ``like`` (without ``files``).
+            InputError: ``like`` is malformed or ambiguous as a paper_id (without ``files``), or
+                the file is missing, unreadable or not UTF-8 (the message names it).
+        """
+        from .example import file_example, paper_example
+
+        try:
+            return paper_example(self.get(like))
+        except NotFound:
+            if not files:
+                raise
+        except InputError:  # not a paper_id, or a prefix of several papers (say so, unless it is a file)
+            looks_like_id = len(like.strip()) >= 4 and all(
+                c in "0123456789abcdef" for c in like.strip().lower()
+            )
+            if not files or (looks_like_id and not Path(like).exists()):
+                raise
+        return file_example(like)
+
+    def search_like(self, example: Example, **options: Any) -> list[Hit]:
+        """Return the papers most like ``example``: :meth:`search` by its text, without the example paper.
+
+        ``options`` are those of :meth:`search` (limit, mode, every filter, detail). The
+        notice (:attr:`search_notice`) says first what the papers are like.
+
+        Raises:
+            InputError: the example's text is empty, or an option is wrong (as :meth:`search`).
+        """
+        hits = self.search(example.text, exclude=example.exclude, **options)
+        self.search_notice = "\n".join(n for n in (example.notice, self.search_notice) if n)
+        return hits
 
     def filtered_ids(self, **filters: Any) -> set[str] | None:
         """Return the paper_ids the filters of :meth:`search` allow; None when no filter is given.
@@ -911,8 +961,9 @@ class Library:
 
         Embedding neighbours fused with a BM25 "more like this" query of the paper's rarest
         words; ``Hit.legs`` gives each neighbour's rank and score in both. The paper itself and
-        its near-duplicates (same folded title, or cosine >= 0.98: the same abstract lightly
-        edited) are never returned. When vectors are missing (see :meth:`search`), the
+        its duplicates (one paper by the ingest identity rules, :func:`paperscope.ingest.dedup.is_same_paper`,
+        or cosine >= 0.98: the same abstract lightly edited) are never returned; a different
+        paper that only shares the title is. When vectors are missing (see :meth:`search`), the
         neighbours come from BM25 alone and :attr:`search_notice` says so. ``Hit.terms`` lists the rarest words the two papers share,
         to explain each neighbour.
 
@@ -923,8 +974,15 @@ class Library:
         _check_limit(limit)
         paper = self.get(paper_id)
         self.search_notice = None
+        from .ingest.dedup import is_same_paper
+
         neighbours = related_papers(
-            self.store, self._query_dense_index(), paper, limit, self.memory_bm25(build=False)
+            self.store,
+            self._query_dense_index(),
+            paper,
+            limit,
+            self.memory_bm25(build=False),
+            is_same_paper=is_same_paper,
         )
         rows = papers.hit_rows(self.store.conn, [other.paper_id for other, *_ in neighbours])
         return [

@@ -11,6 +11,7 @@ from paperscope.evaluation.qrels import read_iclr_papers
 from paperscope.evaluation.text_queries import method_sentences
 from paperscope.index.bounds import MAX_QUERY_TERMS, bound_query, surface_terms
 from paperscope.index.fusion import Fusion
+from paperscope.index.search import RELEVANCE_FLOOR_BM25
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +133,15 @@ def test_a_hybrid_count_describes_the_papers_that_match(tmp_path: Path, icml_dir
     dense = lib.search("dataset distillation", limit=200, mode="dense")
     assert len(dense) == everything  # dense mode ranks every paper, as asked
     lib.close()
+
+
+def test_a_search_by_example_measures_the_floor_without_the_example(icml_library: Library) -> None:
+    _, page = icml_library.browse(limit=1)
+    example = icml_library.get(page[0].paper_id)
+    text = example.clean_text
+    others = icml_library.search(text, limit=200, mode="bm25", exclude={example.paper_id})
+    best_other = others[0].legs["bm25"]["score"]
+    close = {h.paper_id for h in others if h.legs["bm25"]["score"] >= RELEVANCE_FLOOR_BM25 * best_other}
+    hybrid = {h.paper_id for h in icml_library.search(text, limit=200, exclude={example.paper_id})}
+    # Measured against the example's own score (several times any other's) most would be cut.
+    assert example.paper_id not in hybrid and close <= hybrid and len(close) >= 2

@@ -109,3 +109,91 @@ def test_task_words_of_the_card_follow_the_tf_idf_terms():
     paper = Paper(paper_id="p", abstract=text, clean_text=text, card=card)
     terms = more_like_this_terms(paper, lambda ts: {t: 1 for t in ts}, n_papers=100, limit=2)
     assert terms[:2] == ["beat", "graph"] and terms[2:] == ["mesh", "generation"]
+
+
+def _write_jsonl(path: Path, records: list[dict[str, str]]) -> Path:
+    import json
+
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_related_shows_a_different_paper_that_shares_the_title(fake_library, tmp_path):
+    title = "Scaling Laws for Sparse Attention"
+    records = [
+        {
+            "title": title,
+            "abstract": "We fit scaling laws for sparse attention in long document language models.",
+        },
+        {
+            "title": title,
+            "abstract": "Sparse attention kernels on GPUs: we measure memory traffic and throughput.",
+        },
+        {
+            "title": "Reward Shaping Offline",
+            "abstract": "We study reward shaping for offline reinforcement learning.",
+        },
+    ]
+    fake_library.ingest([_write_jsonl(tmp_path / "p.jsonl", records)])
+    assert len(fake_library) == 3
+    first, second = (fake_library.search(r["abstract"], mode="bm25")[0].paper_id for r in records[:2])
+    assert first != second
+    ids = [h.paper_id for h in fake_library.related(first, limit=5)]
+    assert ids[0] == second and first not in ids
+
+
+def test_same_paper_is_the_ingest_identity_not_the_title():
+    from paperscope.ingest.dedup import is_same_paper
+    from paperscope.models import Paper
+
+    abstract = (
+        "We fit scaling laws for sparse attention in long document language models and show that"
+        " the optimal sparsity grows with context length across six model sizes and three tasks."
+    )
+    a = Paper(paper_id="a", abstract=abstract, clean_text=abstract, title="Scaling Laws for Sparse Attention")
+    other = "Sparse attention kernels on GPUs: we measure memory traffic and throughput on four accelerators."
+    b = Paper(paper_id="b", abstract=other, clean_text=other, title="Scaling Laws for Sparse Attention")
+    assert not is_same_paper(a, b)
+    # The same arXiv id (one written with its version) and the same title: one paper.
+    a.external_ids, b.external_ids = {"arxiv": "2601.01234"}, {"arxiv": "arXiv:2601.01234v2"}
+    assert is_same_paper(a, b)
+    # A revised abstract of the same titled paper (rule 3), no ids at all.
+    revised = abstract.replace("six model sizes", "seven model sizes")
+    c = Paper(paper_id="c", abstract=revised, clean_text=revised, title="Scaling laws for sparse attention.")
+    a.external_ids = {}
+    assert is_same_paper(a, c)
+    assert is_same_paper(a, a)
+
+
+def test_shared_words_skip_url_pieces_and_stop_words(icml_dir):
+    from paperscope.index.related import shared_terms
+    from paperscope.models import Paper
+    from paperscope.text import clean_text
+
+    # Two real ICML 2026 abstracts, each ending with its GitHub link ("[here](https://github.com/…)").
+    paragraphs = [
+        p for f in sorted(icml_dir.glob("*.txt")) for p in f.read_text(encoding="utf-8").split("\n\n")
+    ]
+    fix = next(p for p in paragraphs if "Fine-grained Forgetting Transformer" in p)
+    eco = next(p for p in paragraphs if "EcoVLA" in p and "github.com" in p)
+    a, b = (Paper(paper_id=str(i), abstract=t, clean_text=clean_text(t)) for i, t in enumerate((fix, eco)))
+    # df {}: every word equally rare, so the order is alphabetical; "com", "github", "https" were listed.
+    assert shared_terms(None, a, b, limit=50, df={}) == [
+        "available",
+        "benchmarks",
+        "coarse",
+        "code",
+        "inference",
+        "language",
+        "large",
+        "layer",
+        "models",
+        "performance",
+        "training",
+    ]
+    # English stop words (scikit-learn's list) are no explanation either; DOIs and e-mails are addresses.
+    text = (
+        "Nevertheless, sparse kernels thereafter amongst GPUs; doi 10.1145/3600006.3613165, mail x@lab.org."
+    )
+    c, d = (Paper(paper_id=i, abstract=text, clean_text=text) for i in "cd")
+    assert shared_terms(None, c, d, limit=50, df={}) == ["doi", "gpus", "kernels", "mail", "sparse"]

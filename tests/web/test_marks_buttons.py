@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from browser_helpers import offline_browser, serve
@@ -17,11 +15,8 @@ STATES = ("unseen", "skimmed", "maybe", "keep", "reject")
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory, icml_dir: Path) -> Iterator[Library]:
-    lib = Library(tmp_path_factory.mktemp("buttons") / "lib.db")
-    lib.ingest([icml_dir])
-    yield lib
-    lib.close()
+def library(icml_module_library: Library) -> Library:
+    return icml_module_library
 
 
 def _pressed(html: str) -> dict[str, str]:

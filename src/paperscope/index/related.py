@@ -17,7 +17,9 @@ sharing author keywords with it; 1,257 test papers): nDCG@10 dense 0.135, BM25 m
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 
@@ -25,7 +27,7 @@ from ..models import Paper
 from ..store import Store, papers
 from ..store.lexical import search_fts
 from ..store.retrieval import document_frequencies
-from ..text import fold, segment, tokenize
+from ..text import segment, tokenize
 from .bm25 import STOP_WORDS, MemoryBM25, match_expression, scoring_terms
 from .dense import DenseIndex
 from .fusion import Fusion
@@ -65,12 +67,43 @@ _BOILERPLATE = frozenset(
 )
 
 
-def _words(paper: Paper) -> list[str]:
-    words = tokenize(segment(f"{paper.title or ''} {paper.clean_text}", for_index=True))
+#: What is an address, not prose: URLs (with or without a scheme), e-mail addresses and DOIs.
+#: Their pieces ("github", "com", "https") are shared by any two papers that link code, so they
+#: explain nothing.
+_ADDRESS_RE = re.compile(
+    r"(?:https?|ftp)://\S+|www\.\S+|\S+@\S+\.\w+|\b10\.\d{4,9}/\S+"
+    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|edu|ai|dev)(?:/\S*)?",
+    re.IGNORECASE,
+)
+
+
+@functools.cache
+def _explain_stop_words() -> frozenset[str]:
+    """Return the words never shown as shared: the lexical stop words and scikit-learn's English list.
+
+    scikit-learn's list has 318 words (the Glasgow Information Retrieval Group's); imported
+    here, not at module level, because importing scikit-learn takes about 1 s.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return STOP_WORDS | ENGLISH_STOP_WORDS
+
+
+def _words(paper: Paper, text: str | None = None) -> list[str]:
+    words = tokenize(
+        segment(f"{paper.title or ''} {paper.clean_text if text is None else text}", for_index=True)
+    )
     # Bare numbers ("2", "100") and short function words explain nothing; "cifar10", "fp4" do.
     return [
         w for w in words if len(w) >= 3 and not w.isdigit() and w not in STOP_WORDS and w not in _BOILERPLATE
     ]
+
+
+def _explaining_words(paper: Paper) -> set[str]:
+    """Return the words that may explain a relation: no address pieces, no English stop words."""
+    words = _words(paper, _ADDRESS_RE.sub(" ", paper.clean_text))
+    stop = _explain_stop_words()
+    return {w for w in words if w not in stop}
 
 
 def shared_terms(
@@ -78,10 +111,12 @@ def shared_terms(
 ) -> list[str]:
     """Return up to ``limit`` words both papers use, rarest in the library first (ties: alphabetical).
 
-    ``df`` (term → papers using it) may hold the document frequencies of ``a``'s words, looked
-    up once for all of ``a``'s neighbours; None looks up the shared words now.
+    Pieces of URLs, e-mail addresses and DOIs and English stop words are left out (``github``
+    and ``com`` are shared by any two papers that link their code). ``df`` (term → papers
+    using it) may hold the document frequencies of ``a``'s words, looked up once for all of
+    ``a``'s neighbours; None looks up the shared words now.
     """
-    common = set(_words(a)) & set(_words(b))
+    common = _explaining_words(a) & _explaining_words(b)
     if not common:
         return []
     if df is None:
@@ -148,12 +183,6 @@ def related_legs(
     return legs
 
 
-def _is_duplicate(a: Paper, b: Paper, cosine: float) -> bool:
-    if cosine >= DUPLICATE_COSINE:
-        return True
-    return bool(a.title and b.title and fold(a.title) == fold(b.title))
-
-
 def related_papers(
     store: Store,
     index: DenseIndex | None,
@@ -161,13 +190,16 @@ def related_papers(
     limit: int,
     memory_bm25: MemoryBM25 | None = None,
     fusion: Fusion = RELATED_FUSION,
+    is_same_paper: Callable[[Paper, Paper], bool] | None = None,
 ) -> list[tuple[Paper, float, dict[str, dict[str, float]], list[str]]]:
     """Return up to ``limit`` ``(neighbour, fused score, legs, shared terms)``, most related first.
 
     ``legs`` gives the neighbour's rank and raw score in each leg it appears in (``dense``:
-    cosine; ``bm25``: BM25 score). Never returns ``paper`` itself or a duplicate of it (see
-    :data:`DUPLICATE_COSINE`). With ``index`` None (vectors not built yet) the neighbours come
-    from the BM25 "more like this" leg alone.
+    cosine; ``bm25``: BM25 score). Never returns ``paper`` itself or a duplicate of it: a
+    neighbour at cosine :data:`DUPLICATE_COSINE` or more, or one ``is_same_paper`` (the
+    library's identity rules, ``ingest.dedup.is_same_paper``) calls the same paper. A title
+    alone makes no duplicate: two papers may share one. With ``index`` None (vectors not built
+    yet) the neighbours come from the BM25 "more like this" leg alone.
     """
     depth = max(fusion.candidates, limit + 10)
     legs = related_legs(store, index, paper, depth, memory_bm25)
@@ -181,7 +213,9 @@ def related_papers(
     df = document_frequencies(store.conn, set(_words(paper)))
     for ranked in fuse_legs(legs, candidates, mode, fusion):
         other = papers.get_paper(store.conn, ranked.paper_id)
-        if _is_duplicate(paper, other, cosine.get(ranked.paper_id, 0.0)):
+        if cosine.get(ranked.paper_id, 0.0) >= DUPLICATE_COSINE or (
+            is_same_paper is not None and is_same_paper(paper, other)
+        ):
             continue
         out.append((other, ranked.score, ranked.legs, shared_terms(store, paper, other, df=df)))
         if len(out) == limit:

@@ -161,19 +161,21 @@ def _best_anywhere(
     expression: str,
     in_memory: MemoryBM25 | None,
     body_weight: float,
+    excluded: frozenset[str] = frozenset(),
 ) -> float:
-    """Return the best BM25 score of the query over the whole library, 0.0 when nothing matches.
+    """Return the best BM25 score of the query over the library less ``excluded``, 0.0 when none.
 
     A filter can leave BM25 empty for a real query ("policy" among robotics papers); only a query
     that matches nothing anywhere (a made-up word) drops weak dense hits. The score is also the
     reference of the relevance floor, so a filter keeps exactly the unfiltered hits that pass it
     (BM25 scores do not depend on the filter: IDF and length norms are the whole library's).
     """
+    depth = 1 + len(excluded)
     if in_memory is not None:
-        top = in_memory.search(scoring_terms(lexical_text), 1, None, body_weight)
+        top = in_memory.search(scoring_terms(lexical_text), depth, None, body_weight)
     else:
-        top = search_fts(store.conn, expression, 1, None, body_weight)
-    return top[0][1] if top else 0.0
+        top = search_fts(store.conn, expression, depth, None, body_weight)
+    return next((score for pid, score in top if pid not in excluded), 0.0)
 
 
 def collect_legs(
@@ -187,6 +189,7 @@ def collect_legs(
     memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
     correct_titleless: bool = True,
     dense_text: str | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> Legs:
     """Return the top ``depth`` candidates of each leg that ``mode`` uses (see :func:`search_papers`).
 
@@ -197,6 +200,8 @@ def collect_legs(
     weight 1.0: its terms are dictionary senses, mostly matched once in passing, not the salient
     words a title repeats (``bench/titleless.py``: Chinese problem statements, training quarter,
     title-less / titled MRR@10 0.974 at 1.0 but 1.083 at 1.5, all targets 0.694 → 0.684).
+    ``excluded`` names papers left out of ``allowed`` that are not a filter (the example of a
+    search by example): :attr:`Legs.best_bm25` is taken over the library without them.
 
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
@@ -233,7 +238,7 @@ def collect_legs(
         if allowed is None:
             legs.best_bm25 = bm25[0][1] if bm25 else 0.0
         else:
-            legs.best_bm25 = _best_anywhere(store, lexical_text, expression, in_memory, body_weight)
+            legs.best_bm25 = _best_anywhere(store, lexical_text, expression, in_memory, body_weight, excluded)
         # A full list was cut at `depth`: a paper outside it may still match, at most as well as
         # the last listed one. A shorter list holds every match; the others score 0.
         legs.floors["bm25"] = bm25[-1][1] if len(bm25) >= depth else 0.0
@@ -336,6 +341,7 @@ def search_papers(
     correct_titleless: bool = True,
     dense_text: str | None = None,
     relevance_floor: bool = True,
+    excluded: frozenset[str] = frozenset(),
 ) -> list[RankedPaper]:
     """Return the best ``limit`` papers for ``query``.
 
@@ -354,13 +360,25 @@ def search_papers(
             query whose ``query`` keeps only its rarest terms (:mod:`paperscope.index.bounds`).
         relevance_floor: in hybrid mode, drop hits below the relevance floor
             (:func:`above_relevance_floor`), so the number of hits counts papers that match.
+        excluded: papers ``allowed`` leaves out that the floor's reference must not count
+            (the example paper of a search by example, whose own text is the query).
 
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
     """
     depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
     legs = collect_legs(
-        store, query, depth, mode, allowed, embedder, dense_index, memory_bm25, correct_titleless, dense_text
+        store,
+        query,
+        depth,
+        mode,
+        allowed,
+        embedder,
+        dense_index,
+        memory_bm25,
+        correct_titleless,
+        dense_text,
+        excluded,
     )
     ranked = fuse_legs(legs, limit, mode, fusion)
     return above_relevance_floor(ranked, legs) if mode == "hybrid" and relevance_floor else ranked

@@ -134,6 +134,7 @@ __all__ = [
     "id_keys",
     "alias_key",
     "Verdict",
+    "is_same_paper",
     "judge",
     "merge_fields",
 ]
@@ -565,6 +566,28 @@ def judge(
     if similarity >= 1.0:
         return Verdict(True, 5)
     return Verdict(False, 0, conflict)
+
+
+def is_same_paper(a: Paper, b: Paper) -> bool:
+    """Return True when two stored papers are one paper by the rules of ``judge`` (or one ``paper_id``).
+
+    For readers of a library (related papers) rather than ingest: no id counts as shared, so a
+    proceedings DOI on both makes them one paper only when the texts agree too (rule 1). A
+    shared title alone never does: two papers named "Scaling Laws for X" with different
+    abstracts stay two (rule 3 wants J >= ``SAME_TITLE_JACCARD`` as well).
+    """
+    if a.paper_id == b.paper_id:
+        return True
+    jaccard_ab, shortest = similarity(shingles(a.clean_text), shingles(b.clean_text))
+    verdict = judge(
+        normalise_ids(a.external_ids or {}),
+        normalise_ids(b.external_ids or {}),
+        title_key(a.title),
+        title_key(b.title),
+        jaccard_ab,
+        shortest,
+    )
+    return verdict.same
 
 
 def merge_fields(target: Paper, other: Paper) -> set[str]:

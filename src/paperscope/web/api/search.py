@@ -1,6 +1,7 @@
 """Search, browse, facets, related and recommended papers: the read routes that rank papers.
 
 - ``GET /api/search?q=…`` ranked hits (``data`` is the list of hits, ``offset`` pages it);
+  ``?like=PAPER_ID`` ranks by that paper's text instead (search by example, the paper left out);
 - ``GET /api/browse`` the library (or the filtered part of it) in a chosen order;
 - ``GET /api/facets?q=…`` facet counts of a result set (the best ``FACET_POOL`` hits of ``q``,
   or every paper that passes the filters when ``q`` is empty), kept apart from the search so
@@ -88,8 +89,26 @@ Limit = Annotated[int, Query(description=f"1..{MAX_LIMIT} hits")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="hits to skip")]
 
 
-def _search(lib: Library, q: str, limit: int, mode: str, filters: Filters) -> list[Any]:
+Like = Annotated[
+    str,
+    Query(
+        max_length=64,
+        description="a paper_id (or a prefix of 4+ characters): rank by its text, without it;"
+        " a pasted paragraph goes in q",
+    ),
+]
+
+
+def _search(lib: Library, q: str, limit: int, mode: str, filters: Filters, like: str = "") -> list[Any]:
+    """Return the hits of ``q``, or of the paper ``like`` (an unknown ``like`` is a 404)."""
+    example = None
+    if like.strip():
+        if q.strip():
+            raise InputError("give q or like, not both: like ranks by a paper's text, q by your words")
+        example = lib.example(like.strip())  # a paper_id only: the web never reads files
     try:
+        if example is not None:
+            return lib.search_like(example, limit=limit, mode=mode, **filters.kwargs)
         return lib.search(q, limit=limit, mode=mode, **filters.kwargs)
     except NotFound as exc:  # an unknown topic id is a bad filter, not a missing resource
         raise InputError(str(exc)) from None
@@ -105,19 +124,24 @@ def search(
     limit: Limit = 10,
     offset: Offset = 0,
     mode: Annotated[str, Query(description="hybrid, bm25 or dense")] = "hybrid",
+    like: Like = "",
 ) -> dict[str, Any]:
     """Return the hits of ``q``, best first: ``{"ok": true, "data": [hit, ...], "notice": ...}``.
 
     ``offset`` skips the best hits (``offset + limit`` at most MAX_LIMIT); ranks count over
     the whole ordering. ``notice`` says when the query was cut or the answer is BM25 only.
+    With ``like=PAPER_ID`` instead of ``q``, the hits are the papers most like that paper
+    (ranked by its title and abstract, itself left out), with every filter; ``notice`` then
+    starts with "papers like <its label>".
 
-    Errors (400): an empty ``q``; ``limit`` not in 1..MAX_LIMIT; an unknown ``mode``,
-    ``contribution`` or topic; ``year`` not in 1..9999; an unknown query parameter.
+    Errors: 400 for an empty ``q`` (without ``like``), both ``q`` and ``like``, a malformed
+    ``like``, ``limit`` not in 1..MAX_LIMIT, an unknown ``mode``, ``contribution`` or topic,
+    ``year`` not in 1..9999, an unknown query parameter; 404 when no paper has ``like``'s id.
     """
     if offset and not (1 <= limit and offset + limit <= MAX_LIMIT):
         raise InputError(f"offset + limit must be from 1 to {MAX_LIMIT}, got {offset} + {limit}")
     with library_of(request) as lib:
-        hits = _search(lib, q, offset + limit, mode, filters)
+        hits = _search(lib, q, offset + limit, mode, filters, like)
         return ok([hit.to_dict() for hit in hits[offset:]], lib.search_notice)
 
 
@@ -157,19 +181,20 @@ def facets(
     filters: FilterParams,
     q: Annotated[str, Query(description="empty: facets of the browsed (filtered) library")] = "",
     mode: str = "hybrid",
+    like: Like = "",
 ) -> dict[str, Any]:
     """Return facet counts: ``{facet: [{"value", "label", "count"}, ...]}``, most common first.
 
     Facets: venue, year, area, topic, contribution, dataset, has_code, decision, session, day,
     starred, tag; each ``value`` is what the filter of the same name takes (session and day:
     the program's sessions, in time order). With ``q`` the counts are over
-    its best FACET_POOL (200) hits, as the search page shows them; without, over every paper
-    that passes the filters. Errors as for /api/search.
+    its best FACET_POOL (200) hits, as the search page shows them (likewise with ``like``); without,
+    over every paper that passes the filters. Errors as for /api/search.
     """
     with library_of(request) as lib:
         notice = None
-        if q.strip():
-            ids = [h.paper_id for h in _search(lib, q, FACET_POOL, mode, filters)]
+        if q.strip() or like.strip():
+            ids = [h.paper_id for h in _search(lib, q, FACET_POOL, mode, filters, like)]
             notice = lib.search_notice
         else:
             try:

@@ -17,7 +17,6 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ...errors import InputError, NotFound, PaperscopeError
-from ...library import MAX_QUERY_CHARS
 from .. import i18n, present
 
 __all__ = [
@@ -69,7 +68,6 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         "nav": "",
         "q": "",
         "mode": "hybrid",
-        "max_query_chars": MAX_QUERY_CHARS,  # the search box stops where the search cuts anyway
         "here": request.url.path + (f"?{query}" if query else ""),
         "js_strings": json.dumps(i18n.js_strings(lang), ensure_ascii=False),
         **context,

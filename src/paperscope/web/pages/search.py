@@ -1,4 +1,8 @@
-"""The search page ``/``: a query with filters and facets, or the library browsed in a chosen order."""
+"""The search page ``/``: a query with filters and facets, or the library browsed in a chosen order.
+
+``/?like=PAPER_ID`` searches by example: the papers most like that paper (its title and
+abstract are the query, the paper itself left out), with the same facets, filters and paging.
+"""
 
 from __future__ import annotations
 
@@ -47,8 +51,8 @@ _TEXT_FILTERS = (
     "session",
     "day",
 )
-#: Query-string keys the page keeps in its links (filters, the query, mode and sort).
-KEPT = ("q", "mode", "sort", "limit", "year", "topic", "has_code", "starred", *_TEXT_FILTERS)
+#: Query-string keys the page keeps in its links (filters, the query or example, mode and sort).
+KEPT = ("q", "like", "mode", "sort", "limit", "year", "topic", "has_code", "starred", *_TEXT_FILTERS)
 
 
 def read_filters(request: Request) -> dict[str, Any]:
@@ -124,6 +128,9 @@ def search_page(request: Request) -> HTMLResponse:
     offset = param_int(request, "offset", 0, 100_000, 0) or 0
     page_size = param_int(request, "limit", 1, MAX_PAGE_SIZE, PAGE_SIZE) or PAGE_SIZE
     filters = read_filters(request)
+    like = param_str(request, "like")
+    if like and q:
+        raise BadParam("give a query or like, not both: like ranks by a paper's text")
     notices: list[str] = []
     q, cut = cut_query(q)  # before anything, so the links of the page carry the query as searched
     if cut:
@@ -132,17 +139,26 @@ def search_page(request: Request) -> HTMLResponse:
         (k, q if k == "q" else v) for k, v in request.query_params.multi_items() if k in KEPT and v.strip()
     ]
     with library_of(request) as lib:
+        example = lib.example(like) if like else None  # a paper_id only: never a file; unknown: 404
+        like_paper = lib.get(example.paper_id) if example and example.paper_id else None
         try:
-            if q:
+            if q or example:
                 pool = max(FACET_POOL, offset + page_size)
                 shown = offset + page_size  # only the hits up to this page are shown in full
+
+                def ranked(mode: str) -> list[Any]:
+                    options = {"limit": min(pool, 1000), "mode": mode, "detail": shown, **filters}
+                    return lib.search_like(example, **options) if example else lib.search(q, **options)
+
                 try:
-                    hits = lib.search(q, limit=min(pool, 1000), mode=mode, detail=shown, **filters)
+                    hits = ranked(mode)
                 except ModelUnavailable as exc:
                     notices.append(str(exc))
-                    hits = lib.search(q, limit=min(pool, 1000), mode="bm25", detail=shown, **filters)
+                    hits = ranked("bm25")
                 if getattr(lib, "search_notice", None):
-                    notices.extend(str(lib.search_notice).splitlines())
+                    # The page heads a search by example with its paper: no notice repeats it.
+                    lines = str(lib.search_notice).splitlines()
+                    notices.extend(n for n in lines if not (example and n == example.notice))
                 total = len(hits)
                 page = hits[offset : offset + page_size]
                 counted = [h.paper_id for h in hits]
@@ -164,12 +180,14 @@ def search_page(request: Request) -> HTMLResponse:
         "search.html",
         nav="search",
         q=q,
+        like=like_paper,
+        searching=bool(q or example),
         mode=mode,
         sort=sort,
         sorts=list(SORTS),
         offset=offset,
         total=total,
-        capped=bool(q) and total >= FACET_POOL,
+        capped=bool(q or example) and total >= FACET_POOL,
         library_size=library_size,
         results=results,
         facets=_facet_sections(counts, filters),

@@ -54,6 +54,24 @@
     });
   }
 
+  // The search box is a textarea, so a pasted paragraph keeps its words: it grows with its text
+  // (up to the CSS max-height), and Enter searches as in a one-line box (Shift+Enter: a new line).
+  const box = document.querySelector("textarea#q");
+  if (box) {
+    const grow = () => {
+      box.style.height = "auto";
+      box.style.height = `${box.scrollHeight + 2}px`;
+    };
+    box.addEventListener("input", grow);
+    box.addEventListener("focus", grow);
+    box.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        box.form.requestSubmit();
+      }
+    });
+  }
+
   const help = document.getElementById("keys-help");
   const opener = document.getElementById("keys-open");
   if (help && opener) opener.addEventListener("click", () => help.showModal());
