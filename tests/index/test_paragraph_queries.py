@@ -138,10 +138,21 @@ def test_a_hybrid_count_describes_the_papers_that_match(tmp_path: Path, icml_dir
 def test_a_search_by_example_measures_the_floor_without_the_example(icml_library: Library) -> None:
     _, page = icml_library.browse(limit=1)
     example = icml_library.get(page[0].paper_id)
-    text = example.clean_text
+    text = " ".join(example.clean_text.split()[:14])  # a sentence: the floor applies
     others = icml_library.search(text, limit=200, mode="bm25", exclude={example.paper_id})
     best_other = others[0].legs["bm25"]["score"]
     close = {h.paper_id for h in others if h.legs["bm25"]["score"] >= RELEVANCE_FLOOR_BM25 * best_other}
     hybrid = {h.paper_id for h in icml_library.search(text, limit=200, exclude={example.paper_id})}
     # Measured against the example's own score (several times any other's) most would be cut.
     assert example.paper_id not in hybrid and close <= hybrid and len(close) >= 2
+
+
+def test_a_pasted_paragraph_ranks_the_whole_library(icml_library: Library) -> None:
+    from paperscope.index.search import RELEVANCE_FLOOR_MAX_TERMS
+
+    _, page = icml_library.browse(limit=1)
+    text = icml_library.get(page[0].paper_id).clean_text
+    assert len(surface_terms(text)) > RELEVANCE_FLOOR_MAX_TERMS
+    assert len(icml_library.search(text, limit=200)) == len(icml_library)
+    short = icml_library.search("dataset distillation", limit=200)
+    assert 0 < len(short) < len(icml_library)

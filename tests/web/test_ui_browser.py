@@ -353,7 +353,7 @@ def test_the_html_reading_list_reads_well_grouped_by_topic_and_escapes_paper_tex
 ) -> None:
     from paperscope.triage.html_out import NO_TOPIC
 
-    hits = flow_library.search(QUERY, limit=3)
+    hits = flow_library.search(QUERY, limit=3, mode="dense")  # dense ranks every paper: 3 hits
     marked = {h.paper_id for h in hits}
     text = "".join(flow_library.export("html", paper_ids=sorted(marked)))
     assert text.startswith("<!DOCTYPE html>") and "<script" not in text.lower()

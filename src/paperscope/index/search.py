@@ -37,6 +37,7 @@ __all__ = [
     "MIN_DENSE_ONLY_COSINE",
     "RELEVANCE_FLOOR_BM25",
     "RELEVANCE_FLOOR_COSINE",
+    "RELEVANCE_FLOOR_MAX_TERMS",
     "above_relevance_floor",
     "QUERY_VECTOR_CACHE_SIZE",
     "query_vector",
@@ -66,6 +67,11 @@ MIN_DENSE_ONLY_COSINE = 0.25
 #: above MIN_DENSE_ONLY_COSINE ("showing the closest").
 RELEVANCE_FLOOR_BM25 = 0.5
 RELEVANCE_FLOOR_COSINE = 0.4
+#: The floor applies to queries of at most this many distinct terms (keyword and sentence
+#: queries). A pasted paragraph or a search by example asks for a ranking of the library: its
+#: best BM25 score is often a near copy of the text (the paper it was pasted from), against
+#: which every other paper falls below half (a 300-word paste of an ICML abstract kept 2 of 95).
+RELEVANCE_FLOOR_MAX_TERMS = 16
 #: Query vectors kept per process (LRU). Paging, facet clicks and the map's highlight repeat the
 #: last query; embedding it again cost 20-25 ms of the ~26 ms of a warm hybrid search at 21k
 #: papers. 512 vectors of 384 float32 are 0.8 MB.
@@ -311,10 +317,11 @@ def above_relevance_floor(ranked: list[RankedPaper], legs: Legs) -> list[RankedP
     A hit passes when its BM25 score is at least :data:`RELEVANCE_FLOOR_BM25` times the best
     BM25 score of the query in the whole library (:attr:`Legs.best_bm25`, so a filter keeps
     exactly the unfiltered hits that pass it), or its cosine is at least
-    :data:`RELEVANCE_FLOOR_COSINE`. When BM25 matched no paper the list is returned as is (see
-    :data:`MIN_DENSE_ONLY_COSINE`).
+    :data:`RELEVANCE_FLOOR_COSINE`. When BM25 matched no paper (see
+    :data:`MIN_DENSE_ONLY_COSINE`), or the query has more than :data:`RELEVANCE_FLOOR_MAX_TERMS`
+    terms, the list is returned as is.
     """
-    if legs.best_bm25 <= 0.0:
+    if legs.best_bm25 <= 0.0 or legs.n_terms > RELEVANCE_FLOOR_MAX_TERMS:
         return ranked
     lexical_floor = RELEVANCE_FLOOR_BM25 * legs.best_bm25
     kept = [
