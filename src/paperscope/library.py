@@ -21,7 +21,7 @@ from .config import cache_dir, default_db_path
 from .errors import InputError, NotFound
 from .example import Example
 from .index.bm25 import MemoryBM25, query_terms
-from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, cut_text
+from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, chars_notice, cut_text
 from .index.dense import DenseIndex, ensure_vectors
 from .index.embed import (
     Embedder,
@@ -91,10 +91,7 @@ def cut_query(query: str) -> tuple[str, str | None]:
     if len(query) <= MAX_QUERY_CHARS:
         return query, None
     kept = cut_text(query, MAX_QUERY_CHARS)
-    return kept, (
-        f"only the first {len(kept):,} of {len(query):,} characters of the query were read:"
-        f" a query is at most {MAX_QUERY_CHARS:,} characters"
-    )
+    return kept, chars_notice(len(query) - len(kept))
 
 
 #: A query of at most this many terms is a keyword query: a word of it that no paper holds is

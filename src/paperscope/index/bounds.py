@@ -34,6 +34,7 @@ __all__ = [
     "MAX_DENSE_QUERY_CHARS",
     "BoundedQuery",
     "bound_query",
+    "chars_notice",
     "cut_text",
     "surface_terms",
 ]
@@ -81,10 +82,7 @@ class BoundedQuery:
         """One line saying what the bounds dropped, or None when the whole query was used."""
         parts = []
         if self.chars_cut:
-            parts.append(
-                f"only the first {MAX_QUERY_CHARS:,} characters of the query were read"
-                f" ({self.chars_cut:,} more were not)"
-            )
+            parts.append(chars_notice(self.chars_cut))
         if self.dropped:
             sample = ", ".join(f"'{t}'" for t in self.dropped[:5])
             more = f" and {len(self.dropped) - 5} more" if len(self.dropped) > 5 else ""
@@ -94,6 +92,13 @@ class BoundedQuery:
                 " the rarest in this library"
             )
         return "; ".join(parts) if parts else None
+
+
+def chars_notice(chars_cut: int) -> str:
+    """Return the notice of a query cut at :data:`MAX_QUERY_CHARS`, ``chars_cut`` characters dropped."""
+    return (
+        f"only the first {MAX_QUERY_CHARS:,} characters of the query were read ({chars_cut:,} more were not)"
+    )
 
 
 def cut_text(text: str, limit: int) -> str:

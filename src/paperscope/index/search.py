@@ -347,7 +347,6 @@ def search_papers(
     memory_bm25: Callable[[], MemoryBM25 | None] | None = None,
     correct_titleless: bool = True,
     dense_text: str | None = None,
-    relevance_floor: bool = True,
     excluded: frozenset[str] = frozenset(),
 ) -> list[RankedPaper]:
     """Return the best ``limit`` papers for ``query``.
@@ -365,8 +364,6 @@ def search_papers(
         correct_titleless: rank a paper without a title as if it had one (see :func:`collect_legs`).
         dense_text: what the dense leg embeds (default ``query``): the whole text of a long
             query whose ``query`` keeps only its rarest terms (:mod:`paperscope.index.bounds`).
-        relevance_floor: in hybrid mode, drop hits below the relevance floor
-            (:func:`above_relevance_floor`), so the number of hits counts papers that match.
         excluded: papers ``allowed`` leaves out that the floor's reference must not count
             (the example paper of a search by example, whose own text is the query).
 
@@ -388,4 +385,6 @@ def search_papers(
         excluded,
     )
     ranked = fuse_legs(legs, limit, mode, fusion)
-    return above_relevance_floor(ranked, legs) if mode == "hybrid" and relevance_floor else ranked
+    # In hybrid mode the hits below the relevance floor are dropped, so their number counts
+    # papers that match (:func:`above_relevance_floor`).
+    return above_relevance_floor(ranked, legs) if mode == "hybrid" else ranked
