@@ -25,7 +25,18 @@ from ..index.search import Legs, fuse_legs
 from .metrics import evaluate_run, mrr_at_k, ndcg_at_k, parse_metric, recall_at_k
 from .retrieval import EvalTask, load_tasks, query_legs
 
-__all__ = ["FAMILIES", "collect_legs_of", "score_fusion", "grid", "tune", "tune_glossed", "OBJECTIVE"]
+__all__ = [
+    "FAMILIES",
+    "collect_legs_of",
+    "score_fusion",
+    "grid",
+    "tune",
+    "tune_glossed",
+    "OBJECTIVE",
+    "agreement_features",
+    "agreement_grid",
+    "oracle",
+]
 
 #: Family → (task, objective metric). The ICML dev queries are hand-labelled dev queries: all of
 #: them tune (they have no test split; they are reported apart in ``paperscope eval``).
@@ -184,10 +195,79 @@ def tune_glossed(prepared) -> list[tuple[float, str, float]]:  # type: ignore[no
     return sorted(rows, reverse=True)
 
 
+def agreement_features(collected) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    """Return family → float64 (q, 3): per query, the legs' confidence and agreement.
+
+    Columns: the BM25 leg's relative gap ``(s1 - s2) / s1``, the dense leg's cosine gap
+    ``c1 - c2``, and the overlap of the two legs' top 10 (0..1). Rows follow :func:`prepare`.
+    """
+    out = {}
+    for family, (legs, qrels, _) in collected.items():
+        rows = []
+        for qid in (q for q in legs if any(g > 0 for g in qrels.get(q, {}).values())):
+            bm25, dense = legs[qid].lists.get("bm25", []), legs[qid].lists.get("dense", [])
+            gap_b = (bm25[0][1] - bm25[1][1]) / bm25[0][1] if len(bm25) > 1 and bm25[0][1] > 0 else 0.0
+            gap_d = dense[0][1] - dense[1][1] if len(dense) > 1 else 0.0
+            overlap = len({p for p, _ in bm25[:10]} & {p for p, _ in dense[:10]}) / 10
+            rows.append((gap_b, gap_d, overlap))
+        out[family] = np.array(rows, dtype=np.float64).reshape(-1, 3)
+    return out
+
+
+def _score_weights(prepared, weights: dict[str, np.ndarray]) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    out = {}
+    for family, (_, _, tables) in prepared.items():
+        steps = np.clip(np.round(weights[family] * 100).astype(int), 0, 100)
+        out[family] = float(tables["tm2c2"][np.arange(len(steps)), steps].mean()) if len(steps) else 0.0
+    return out
+
+
+def agreement_grid(prepared, features) -> list[tuple[float, tuple[float, float, float], dict[str, float]]]:  # type: ignore[no-untyped-def]
+    """Return ``(mean objective, (a, b, c), per family)`` best first for agreement-adjusted weights.
+
+    A query's dense weight is the default length rule's plus ``a (gap_b - 0.1) + b (gap_d -
+    0.02) + c (overlap - 0.5)`` (glossed queries keep theirs): the "weight by how well the
+    legs agree" of issue 24, tried on the same training tables as :func:`tune`.
+    """
+    base = {
+        family: np.array(
+            [
+                DEFAULT_FUSION.weights_for(int(n), bool(g)).get("dense", 0.0)
+                for n, g in zip(terms, glossed, strict=True)
+            ]
+        )
+        for family, (terms, glossed, _) in prepared.items()
+    }
+    rows = []
+    for a, b, c in itertools.product(
+        (-1.0, -0.5, -0.25, 0.0, 0.25), (0.0, 2.0, 4.0, 8.0), (-0.3, -0.15, 0.0, 0.15, 0.3)
+    ):
+        weights = {}
+        for family, (_, glossed, _) in prepared.items():
+            f = features[family]
+            adjust = a * (f[:, 0] - 0.1) + b * (f[:, 1] - 0.02) + c * (f[:, 2] - 0.5)
+            weights[family] = np.where(glossed, base[family], base[family] + adjust)
+        values = _score_weights(prepared, weights)
+        mean = sum(values[f] for f in OBJECTIVE if f in values) / len([f for f in OBJECTIVE if f in values])
+        rows.append((mean, (a, b, c), values))
+    rows.sort(key=lambda row: -row[0])
+    return rows
+
+
+def oracle(prepared) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Return family → mean objective when every query gets its own best dense weight (an upper bound)."""
+    return {family: float(tables["tm2c2"].max(axis=1).mean()) for family, (_, _, tables) in prepared.items()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, help="pickle of the collected training legs (read or written)")
     parser.add_argument("--top", type=int, default=10)
+    parser.add_argument(
+        "--agreement",
+        action="store_true",
+        help="also try weights adjusted by the legs' agreement, and the oracle",
+    )
     args = parser.parse_args(argv)
     if args.cache and args.cache.is_file():
         collected = pickle.loads(args.cache.read_bytes())
@@ -208,6 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" long {dict(fusion.weights_long or {})} knots {fusion.length_knots}",
             {f: round(v, 3) for f, v in values.items()},
         )
+    if args.agreement:
+        print("oracle (each query its best weight)", {f: round(v, 3) for f, v in oracle(prepared).items()})
+        for mean, (a, b, c), values in agreement_grid(prepared, agreement_features(collected))[:5]:
+            print(f"{mean:.4f} agreement a={a} b={b} c={c}", {f: round(v, 3) for f, v in values.items()})
     return 0
 
 
