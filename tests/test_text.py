@@ -260,3 +260,23 @@ def test_a_macro_missing_its_arguments_leaves_no_template_and_no_warning(
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
     assert not [r for r in caplog.records if r.name.startswith("pylatexenc")]
+
+
+def test_english_stop_words_are_scikit_learns_list_read_without_importing_it():
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from paperscope.text import english_stop_words
+
+    assert english_stop_words() == frozenset(ENGLISH_STOP_WORDS)
+    # In a fresh process the list comes without scikit-learn's import (about 1 s cold).
+    probe = (
+        "import sys; from paperscope.text import english_stop_words; "
+        "w = english_stop_words(); print(len(w), 'sklearn' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == [str(len(ENGLISH_STOP_WORDS)), "False"]

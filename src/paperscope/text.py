@@ -49,6 +49,7 @@ __all__ = [
     "has_cjk",
     "is_blank",
     "readable",
+    "english_stop_words",
 ]
 
 _URL_RE = re.compile(r"https?://[^\s<>\"'`{}\[\]|\\^]+", re.IGNORECASE)
@@ -605,3 +606,30 @@ def tokenize(text: str) -> list[str]:
     ``tokenize("State-of-the-art C²R")`` gives ``["state", "of", "the", "art", "c2r"]``.
     """
     return _TOKEN_RE.findall(segment(text))
+
+
+@functools.cache
+def english_stop_words() -> frozenset[str]:
+    """Return scikit-learn's English stop words (318 words, the Glasgow Information Retrieval Group's list).
+
+    The list is read from scikit-learn's ``feature_extraction/_stop_words.py`` alone, without
+    importing scikit-learn (about 1 s cold, which a ``related`` in a fresh process would pay);
+    if that file is not where scikit-learn 1.x keeps it, scikit-learn is imported instead.
+    """
+    import importlib.util
+    import runpy
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("sklearn")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(root) / "feature_extraction" / "_stop_words.py"
+        try:
+            words = runpy.run_path(str(path))
+        except (OSError, SyntaxError):
+            continue
+        found = words.get("ENGLISH_STOP_WORDS")
+        if isinstance(found, frozenset) and found:
+            return frozenset(str(w) for w in found)
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)

@@ -27,7 +27,7 @@ from ..models import Paper
 from ..store import Store, papers
 from ..store.lexical import search_fts
 from ..store.retrieval import document_frequencies
-from ..text import segment, tokenize
+from ..text import english_stop_words, segment, tokenize
 from .bm25 import STOP_WORDS, MemoryBM25, match_expression, scoring_terms
 from .dense import DenseIndex
 from .fusion import Fusion
@@ -81,12 +81,10 @@ _ADDRESS_RE = re.compile(
 def _explain_stop_words() -> frozenset[str]:
     """Return the words never shown as shared: the lexical stop words and scikit-learn's English list.
 
-    scikit-learn's list has 318 words (the Glasgow Information Retrieval Group's); imported
-    here, not at module level, because importing scikit-learn takes about 1 s.
+    scikit-learn's list has 318 words (the Glasgow Information Retrieval Group's), read by
+    :func:`paperscope.text.english_stop_words` without importing scikit-learn (about 1 s).
     """
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return STOP_WORDS | ENGLISH_STOP_WORDS
+    return STOP_WORDS | english_stop_words()
 
 
 def _words(paper: Paper, text: str | None = None) -> list[str]:
