@@ -35,7 +35,7 @@ from .index.embed import (
 from .index.fusion import DEFAULT_FUSION, Fusion
 from .index.related import related_papers
 from .index.search import MODES, search_papers
-from .index.snippets import explain_hit
+from .index.snippets import explain_hit, highlight_terms
 from .models import Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
@@ -750,6 +750,7 @@ class Library:
             from .index.crosslingual import gloss_query
 
             wanted += [t for t in query_terms(" ".join(gloss_query(query).english)) if t not in wanted]
+        wanted = highlight_terms(wanted)
         for item in ranked:
             missing = self._dense_missing > 0 and item.paper_id not in self._with_vectors()
             row = shown.get(item.paper_id)

@@ -57,3 +57,20 @@ def test_search_hits_carry_terms_and_snippet(tmp_path):
         (hit,) = lib.search("attention quantisation", mode="bm25")
         assert hit.terms == ["attention", "quantisation"]
         assert hit.snippet == "We propose FiX, a 4-bit quantisation scheme for attention kernels."
+
+
+def test_a_pasted_paragraph_marks_its_informative_words_not_function_words():
+    from paperscope.index.bm25 import query_terms
+    from paperscope.index.snippets import highlight_terms
+
+    paragraph = (
+        "Robust dataset distillation methods do not control robustness, yet they often suffer "
+        "under attack, while being dominated by near-zero robust risk."
+    )
+    marked = highlight_terms(query_terms(paragraph))
+    for function_word in ("not", "do", "they", "under", "while", "yet", "often", "be"):
+        assert function_word not in marked
+    for word in ("robust", "dataset", "distil", "attack", "domin"):
+        assert word in marked
+    words, _ = explain_hit(marked, None, "They do not distil; robust models are under attack.")
+    assert words == ["robust", "distil", "attack"]

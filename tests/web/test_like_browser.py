@@ -79,7 +79,15 @@ def test_find_similar_opens_a_filterable_like_page(icml_module_library: Library)
             page.locator("#result-count").inner_text().startswith("95 results for “Dataset distillation (DD)")
         )
         assert text_problems(page.locator("#results").inner_text()) == []
+        # The heading and the tab title quote the paragraph's start, not all 300 words.
+        heading = page.locator("#result-count").inner_text()
+        assert heading.endswith("…”") and len(heading) < 160
+        assert page.title().endswith("… · paperscope") and len(page.title()) < 100
+        # A paragraph's snippets mark its informative words, never function words.
+        marked = {m.lower() for m in page.locator("#results mark").all_inner_texts()}
+        assert marked and not marked & {"the", "not", "they", "but", "do", "under", "while", "be"}
         assert log.problems() == []
+        screenshot(page, "like-paste-results")
 
         # In Chinese.
         page.goto(f"{url}/lang/zh?next=/%3Flike%3D{paper_id}")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..analyzer import stem_tokens
-from ..text import fold
+from ..text import english_stop_words, fold
 
-__all__ = ["explain_hit", "SNIPPET_CHARS"]
+__all__ = ["explain_hit", "highlight_terms", "SNIPPET_CHARS"]
 
 #: Longest snippet shown, in characters; a longer sentence is cut at a word boundary with "…".
 SNIPPET_CHARS = 240
@@ -19,6 +20,24 @@ def _words(text: str) -> list[str]:
     # fold + \w+ gives the index's tokens for Latin text at ~0.07 ms an abstract; the index's
     # tokenize (jieba segmentation included) costs ~1.6 ms, too slow for every hit of a search.
     return list(dict.fromkeys(_WORD_RE.findall(fold(text))))
+
+
+@functools.cache
+def _stop_stems() -> frozenset[str]:
+    words = sorted(english_stop_words())
+    return frozenset(words) | frozenset(stem_tokens(words))
+
+
+def highlight_terms(terms: list[str]) -> list[str]:
+    """Return the query stems worth marking in a hit: ``terms`` less English function words.
+
+    BM25 keeps words such as "not", "they" or "under" (its IDF already makes them count
+    little), but marked in every snippet of a pasted paragraph they explain nothing. The list
+    is scikit-learn's English stop words (:func:`paperscope.text.english_stop_words`) and
+    their Snowball stems; order is kept.
+    """
+    stop = _stop_stems()
+    return [t for t in terms if t not in stop]
 
 
 def explain_hit(
