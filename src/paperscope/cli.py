@@ -1514,7 +1514,9 @@ def eval_cards(
     from .evaluation.paths import GOLD_NAME, ICLR_NAME
 
     needed = ([] if gold_path else [GOLD_NAME]) + ([] if no_iclr and not silver else [ICLR_NAME])
-    data_dir = _eval_data(ctx, *needed, *([Path("airas-papers-db")] if silver else []))
+    needed += [Path("airas-papers-db")] if silver else []
+    # A named gold file without the ICLR and silver runs reads nothing of the evaluation data.
+    data_dir = _eval_data(ctx, *needed) if needed else Path()
     result = run_cards_eval(
         gold_path=gold_path or data_dir / GOLD_NAME,
         examples_dir=examples_dir or examples_default(),

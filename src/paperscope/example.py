@@ -61,8 +61,8 @@ def file_example(path: str | Path) -> Example:
     """Return the example of a UTF-8 text file (a leading byte-order mark is dropped).
 
     Raises:
-        InputError: the file is missing, a folder, unreadable, larger than MAX_EXAMPLE_BYTES
-            or not UTF-8; the message names the file.
+        InputError: the file is missing, a folder, unreadable, larger than MAX_EXAMPLE_BYTES,
+            not UTF-8, or holds no printable text; the message names the file.
     """
     path = Path(path)
     if path.is_dir():
@@ -84,7 +84,7 @@ def stdin_example(data: bytes) -> Example:
     """Return the example of what was read from standard input (at most MAX_EXAMPLE_BYTES + 1 bytes).
 
     Raises:
-        InputError: more than MAX_EXAMPLE_BYTES, or not UTF-8.
+        InputError: more than MAX_EXAMPLE_BYTES, not UTF-8, or no printable text.
     """
     return text_example(_decode(data, "standard input"), "standard input")
 
@@ -96,8 +96,14 @@ def _decode(data: bytes, where: str) -> str:
             " abstract to search by"
         )
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{where}: not UTF-8 text (byte {exc.start:,} is 0x{data[exc.start]:02x}); save it as UTF-8"
         ) from None
+    if not any(ch.isprintable() and not ch.isspace() for ch in text):
+        raise InputError(
+            f"{where}: holds no text ({'empty' if not data else 'only blank or control characters'});"
+            " give the paragraph or abstract to search by"
+        )
+    return text

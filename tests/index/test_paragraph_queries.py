@@ -114,6 +114,14 @@ def test_the_relevance_floor_keeps_lexical_or_close_matches_and_renumbers() -> N
     filtered = Legs(lists={"bm25": [("e", 5.5)], "dense": []}, best_bm25=12.0)
     kept = above_relevance_floor(_ranked(("e", 5.5, 0.1), ("d", None, 0.45)), filtered)
     assert [(h.paper_id, h.rank) for h in kept] == [("d", 1)]
+    # A one-word query keeps every paper that contains the word, however far below the best.
+    one_word = Legs(lists=legs.lists, best_bm25=10.0, n_terms=1)
+    kept = above_relevance_floor(_ranked(("a", 10.0, 0.6), ("c", None, 0.1), ("b", 0.4, 0.2)), one_word)
+    assert [(h.paper_id, h.rank) for h in kept] == [("a", 1), ("b", 2)]
+    glossed = Legs(lists=legs.lists, best_bm25=10.0, n_terms=1, glossed=True)
+    assert [
+        h.paper_id for h in above_relevance_floor(_ranked(("a", 10.0, 0.6), ("b", 0.4, 0.2)), glossed)
+    ] == ["a"]
     # No BM25 match at all: the dense hits stand (the made-up-word rule filtered them already).
     alone = _ranked(("x", None, 0.3), ("y", None, 0.26))
     assert [h.paper_id for h in above_relevance_floor(alone, Legs(lists={"bm25": [], "dense": []}))] == [
@@ -133,6 +141,12 @@ def test_a_hybrid_count_describes_the_papers_that_match(tmp_path: Path, icml_dir
     dense = lib.search("dataset distillation", limit=200, mode="dense")
     assert len(dense) == everything  # dense mode ranks every paper, as asked
     lib.close()
+
+
+def test_a_one_word_search_lists_every_paper_that_says_it(icml_library: Library) -> None:
+    lexical = {h.paper_id for h in icml_library.search("pruning", limit=200, mode="bm25")}
+    hybrid = {h.paper_id for h in icml_library.search("pruning", limit=200)}
+    assert len(lexical) >= 3 and lexical <= hybrid
 
 
 def test_a_search_by_example_measures_the_floor_without_the_example(icml_library: Library) -> None:

@@ -197,3 +197,17 @@ def test_shared_words_skip_url_pieces_and_stop_words(icml_dir):
     )
     c, d = (Paper(paper_id=i, abstract=text, clean_text=text) for i in "cd")
     assert shared_terms(None, c, d, limit=50, df={}) == ["doi", "gpus", "kernels", "mail", "sparse"]
+
+
+def test_shared_words_skip_a_link_text_that_names_its_host():
+    from paperscope.index.related import shared_terms
+    from paperscope.models import Paper
+    from paperscope.text import clean_text
+
+    texts = (
+        "Causal probes make transformers interpretable. Code: [GitHub](https://github.com/a/probe).",
+        "Interpretable causal circuits, see the accompanying GitHub link (https://github.com/b/circuits) "
+        "and weights on huggingface.co/b/circuits.",
+    )
+    a, b = (Paper(paper_id=str(i), abstract=t, clean_text=clean_text(t)) for i, t in enumerate(texts))
+    assert shared_terms(None, a, b, limit=50, df={}) == ["causal", "interpretable"]

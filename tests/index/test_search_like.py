@@ -87,9 +87,17 @@ def test_like_a_bad_file_is_one_line_naming_it(run, tmp_path):
     )
     empty = tmp_path / "empty.txt"
     empty.write_text("  \n", encoding="utf-8")
-    for result in (run("--like", str(empty)), run("--like", "-", stdin="")):
+    nul = tmp_path / "nul.dat"
+    nul.write_bytes(b"\x00" * 2000)
+    for result, where, what in (
+        (run("--like", str(empty)), str(empty), "only blank or control characters"),
+        (run("--like", str(nul)), str(nul), "only blank or control characters"),
+        (run("--like", "-", stdin=""), "standard input", "empty"),
+    ):
         assert result.exit_code == 1
-        assert result.stderr == "Error: empty query: type some words to search for\n"
+        assert result.stderr == (
+            f"Error: {where}: holds no text ({what}); give the paragraph or abstract to search by\n"
+        )
     folder = run("--like", str(tmp_path))
     assert folder.exit_code == 1 and "is a folder" in folder.stderr
 

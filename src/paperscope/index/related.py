@@ -22,12 +22,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 from ..models import Paper
 from ..store import Store, papers
 from ..store.lexical import search_fts
 from ..store.retrieval import document_frequencies
-from ..text import english_stop_words, segment, tokenize
+from ..text import english_stop_words, find_urls, segment, tokenize
 from .bm25 import STOP_WORDS, MemoryBM25, match_expression, scoring_terms
 from .dense import DenseIndex
 from .fusion import Fusion
@@ -97,10 +98,20 @@ def _words(paper: Paper, text: str | None = None) -> list[str]:
     ]
 
 
+def _host_words(text: str) -> set[str]:
+    """Return the words of the host names the text links to ("github", "huggingface").
+
+    A link's text often names its host ("[GitHub](https://github.com/…)", "code on Hugging
+    Face"), which survives when the address itself is left out.
+    """
+    hosts = (urlsplit(url if "://" in url else f"http://{url}").hostname or "" for url in find_urls(text))
+    return {piece for host in hosts for piece in re.split(r"[.\-]", host.lower()) if piece}
+
+
 def _explaining_words(paper: Paper) -> set[str]:
-    """Return the words that may explain a relation: no address pieces, no English stop words."""
+    """Return the words that may explain a relation: no address pieces or link hosts, no stop words."""
     words = _words(paper, _ADDRESS_RE.sub(" ", paper.clean_text))
-    stop = _explain_stop_words()
+    stop = _explain_stop_words() | _host_words(paper.clean_text)
     return {w for w in words if w not in stop}
 
 

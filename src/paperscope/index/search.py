@@ -319,15 +319,18 @@ def above_relevance_floor(ranked: list[RankedPaper], legs: Legs) -> list[RankedP
     exactly the unfiltered hits that pass it), or its cosine is at least
     :data:`RELEVANCE_FLOOR_COSINE`. When BM25 matched no paper (see
     :data:`MIN_DENSE_ONLY_COSINE`), or the query has more than :data:`RELEVANCE_FLOOR_MAX_TERMS`
-    terms, the list is returned as is.
+    terms, the list is returned as is. A one-word query (not glossed from Chinese) keeps every
+    paper BM25 matched: each of them contains the word ("pruning" hid two papers that say
+    "prune" once in a long abstract, below half the best score).
     """
     if legs.best_bm25 <= 0.0 or legs.n_terms > RELEVANCE_FLOOR_MAX_TERMS:
         return ranked
-    lexical_floor = RELEVANCE_FLOOR_BM25 * legs.best_bm25
+    one_word = legs.n_terms == 1 and not legs.glossed
+    lexical_floor = 0.0 if one_word else RELEVANCE_FLOOR_BM25 * legs.best_bm25
     kept = [
         hit
         for hit in ranked
-        if hit.legs.get("bm25", {}).get("score", 0.0) >= lexical_floor
+        if 0.0 < hit.legs.get("bm25", {}).get("score", 0.0) >= lexical_floor
         or hit.legs.get("dense", {}).get("score", -1.0) >= RELEVANCE_FLOOR_COSINE
     ]
     for rank, hit in enumerate(kept, start=1):
