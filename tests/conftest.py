@@ -2,8 +2,17 @@
 
 Tests of the real data ask for the ``shared_data`` fixture. On a clone without ``../shared/data``
 they skip, all with one reason (``pytest -ra`` prints one line naming the folder). With
-``PAPERSCOPE_REQUIRE_SHARED_DATA=1`` (set by ``.ci/run``) the folder must exist and the run fails
-if any test skipped, so CI runs every test.
+``PAPERSCOPE_REQUIRE_SHARED_DATA=1`` the folder must exist and the run fails if any test
+skipped, so CI runs every test.
+
+``.ci/run`` runs the suite in two passes, through these variables:
+
+- ``PAPERSCOPE_STRICT_SKIPS=1``: a skip for any reason but the missing ../shared/data or an
+  optional extra that is not installed (``pip install 'paperscope[...]'``) fails the run (the
+  first pass, a clone with ../shared out of reach, as a new user has it);
+- ``PAPERSCOPE_SKIPPED_OUT=FILE``: the skipped tests' node ids are written to FILE, one a line;
+- ``PAPERSCOPE_ONLY_TESTS=FILE``: only the tests FILE names run (a module's node id names all of
+  its tests): the second pass runs what the first skipped, with ../shared/data and every extra.
 """
 
 from __future__ import annotations
@@ -43,7 +52,13 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 REQUIRE_SHARED_DATA = os.environ.get("PAPERSCOPE_REQUIRE_SHARED_DATA") == "1"
 SHARED_DATA_REASON = f"{SHARED_DATA} not found: the tests of the real data in ../shared/data skip"
+#: What a skip's reason holds when an optional extra is missing (``pip install 'paperscope[ray]'``).
+EXTRA_REASON = "pip install 'paperscope["
+STRICT_SKIPS = os.environ.get("PAPERSCOPE_STRICT_SKIPS") == "1"
+SKIPPED_OUT = os.environ.get("PAPERSCOPE_SKIPPED_OUT")
+ONLY_TESTS = os.environ.get("PAPERSCOPE_ONLY_TESTS")
 _skipped: list[str] = []
+_bad_skips: list[str] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -90,18 +105,43 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytes
     return report
 
 
+def _note_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    _skipped.append(report.nodeid)
+    reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+    if not (reason.endswith(SHARED_DATA_REASON) or EXTRA_REASON in reason):
+        _bad_skips.append(f"{report.nodeid}: {reason}")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.skipped and not hasattr(report, "wasxfail"):
-        _skipped.append(report.nodeid)
+        _note_skip(report)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.skipped:
-        _skipped.append(report.nodeid)
+        _note_skip(report)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With PAPERSCOPE_ONLY_TESTS=FILE, keep the tests FILE names (a module's id keeps all of it)."""
+    if not ONLY_TESTS:
+        return
+    wanted = {
+        line.strip() for line in Path(ONLY_TESTS).read_text(encoding="utf-8").splitlines() if line.strip()
+    }
+    kept = [item for item in items if item.nodeid in wanted or item.nodeid.split("::")[0] in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
+
+
+def _failed_by_skips() -> bool:
+    return bool((REQUIRE_SHARED_DATA and _skipped) or (STRICT_SKIPS and _bad_skips))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if REQUIRE_SHARED_DATA and _skipped and exitstatus == pytest.ExitCode.OK:
+    if SKIPPED_OUT:
+        Path(SKIPPED_OUT).write_text("".join(f"{nodeid}\n" for nodeid in _skipped), encoding="utf-8")
+    if _failed_by_skips() and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -110,6 +150,12 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         terminalreporter.write_line(
             f"FAILED: PAPERSCOPE_REQUIRE_SHARED_DATA=1 and {len(_skipped)} tests skipped "
             f"(first: {_skipped[0]}); CI runs every test",
+            red=True,
+        )
+    if STRICT_SKIPS and _bad_skips:
+        terminalreporter.write_line(
+            f"FAILED: PAPERSCOPE_STRICT_SKIPS=1 and {len(_bad_skips)} tests skipped for a reason other than"
+            f" the missing ../shared/data or an optional extra (first: {_bad_skips[0]})",
             red=True,
         )
 
