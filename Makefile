@@ -22,10 +22,13 @@ demo: install
 	$(BIN)/paperscope demo
 
 # Browser tests drive Debian's Chromium (never a downloaded browser), and the export tests read
-# back Debian's pandoc --citeproc rendering (tests/test_title_source.py); installed when missing and root.
+# the exports back with Debian's pandoc --citeproc, biber --validate-datamodel and bibutils' ris2xml
+# (tests/test_title_source.py, tests/test_export_clients.py); installed when missing and root.
 browser:
-	@{ test -x /usr/bin/chromium && test -x /usr/bin/pandoc; } || { test "$$(id -u)" = 0 && apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium pandoc >/dev/null; }
+	@{ test -x /usr/bin/chromium && test -x /usr/bin/pandoc && test -x /usr/bin/biber && test -x /usr/bin/ris2xml; } || \
+		{ test "$$(id -u)" = 0 && apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium pandoc >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends biber bibutils >/dev/null; }
 
 test: install browser
 	$(BIN)/python -m pytest -q

@@ -123,8 +123,10 @@ def test_bibtex_round_trip_on_the_icml_papers(icml: Library) -> None:
     # Every entry is an ICML paper with its proceedings name, and says its title is our label.
     parsed = bibtexparser_fields(text)
     assert {p["venue"] for p in parsed.values()} == {"International Conference on Machine Learning"}
-    # in `note` (BibTeX styles print it) and `type` (pandoc's citeproc prints it), marker braced
-    assert text.count(f"  type = {{{LABEL_NOTE}}},\n  note = {{{LABEL_NOTE}}}\n") == 95
+    # in `note` (BibTeX styles print it) and `titleaddon` (pandoc and biblatex print it), marker braced
+    assert text.count(f"  titleaddon = {{{LABEL_NOTE}}},\n  note = {{{LABEL_NOTE}") == 95
+    # a code link is in `note` (biblatex has no `code` field): 13 of the 95 abstracts link code
+    assert text.count(r" Code: \url{https://") == 13 and "  code = " not in text
     assert text.count("  title = {{[Label]} ") == 95
 
 
@@ -143,10 +145,10 @@ def test_bibtex_round_trip_of_hard_characters(hard: Library) -> None:
         "  doi = {10.1234/abc.5},",
         "  eprint = {2601.01234},",
         "  archiveprefix = {arXiv},",
-        "  code = {https://github.com/acme/ssr},",
+        "  note = {Code: \\url{https://github.com/acme/ssr}}",
     ):
         assert line in first
-    assert "{A²TG:}" in first and "{LLMs\\rbrace{}}" in first  # case-protected words
+    assert "{{A}²{TG}:}" in first and "{LLMs\\rbrace{}}" in first  # case-protected words
 
 
 def test_entry_types_keys_and_rejected_submissions(hard: Library) -> None:
@@ -172,7 +174,7 @@ def test_ris_round_trip(icml: Library, hard: Library) -> None:
     by_key = {r["id"]: r for r in records}
     for pid, paper in papers.items():
         record = by_key[keys[pid]]
-        assert record["type_of_reference"] == "CPAPER"
+        assert record["type_of_reference"] == "CONF"
         assert record["title"] == norm(paper.display_label)
         assert record["abstract"] == norm(paper.clean_text)
         assert record["secondary_title"] == "International Conference on Machine Learning"

@@ -26,8 +26,10 @@ styles that lower-case titles keep them, and so is the marker of a generated lab
 :data:`~paperscope.models.LABEL_MARKER`). URLs, DOIs and arXiv ids are written verbatim.
 
 A generated label's note (:data:`.entry.LABEL_NOTE`) is in ``note`` (BibTeX and biblatex styles
-print it) and in ``type``: pandoc's citeproc drops ``note`` but prints ``type`` (its CSL ``genre``)
-after the title, in every entry type; BibTeX's ``@inproceedings`` styles ignore ``type``.
+print it) and in ``titleaddon``: pandoc's citeproc drops ``note`` but prints ``titleaddon`` after
+the title, and biblatex's data model allows it in every entry type (``type`` is invalid in
+``@inproceedings`` for ``biber --validate-datamodel``). A code link goes into ``note`` as
+``Code: \url{...}``: biblatex has no ``code`` field.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def _encoder(braces: dict[str, str]) -> UnicodeToLatexEncoder:
 
 _PAIRED = _encoder({"{": r"\{", "}": r"\}"})
 _UNPAIRED = _encoder({"{": r"\lbrace{}", "}": r"\rbrace{}"})
-_CAPITAL_INSIDE = re.compile(r"\w[^\W\d_]*[A-Z]|[A-Z].*\d|\d.*[A-Z]")
+#: Punctuation around a word that says nothing about its case ("(LLMs)", "Transformers:").
+_WRAPPING = ".,:;!?()[]{}\"'“”‘’"
 _URL_UNSAFE = {"{": "%7B", "}": "%7D", " ": "%20"}
 
 
@@ -96,10 +99,39 @@ def _title(text: str) -> str:
     encoder = _PAIRED if _braces_pair(text) else _UNPAIRED
 
     def encode(word: str) -> str:
-        latex = encoder.unicode_to_latex(word) if _SPECIAL.search(word) else word
-        return "{" + latex + "}" if _CAPITAL_INSIDE.search(word) else latex
+        if not keeps_case(word):
+            return encoder.unicode_to_latex(word) if _SPECIAL.search(word) else word
+        if not any(c.isdigit() for c in word):
+            return "{" + (encoder.unicode_to_latex(word) if _SPECIAL.search(word) else word) + "}"
+        # pandoc's citeproc lower-cases "3D", "{3D}" and "X3D" alike; capitals braced on their
+        # own inside the group ("{{X}3{D}}") keep their case there, in BibTeX and biber too.
+        pieces = re.split(r"([A-Z]+)", word)
+        inner = "".join(
+            "{" + p + "}" if i % 2 else (encoder.unicode_to_latex(p) if _SPECIAL.search(p) else p)
+            for i, p in enumerate(pieces)
+        )
+        return "{" + inner + "}"
 
     return "".join(encode(w) for w in re.split(r"(\s+)", " ".join(text.split())))
+
+
+def keeps_case(word: str) -> bool:
+    """Return True when a title word is case-protected in BibTeX (braced).
+
+    A word is protected when one of its hyphen-separated parts has a capital after its first
+    character ("LoRA", "BERT", "3D", "D&R", "Q&A"), or a capital and a character that is not a
+    letter ("A100", "T5", "Od³", "GPT-4"), or is a single capital in a hyphenated word
+    ("U-Net"). Title-case words ("Self-Supervised", "Learning") are left to the style.
+    """
+    parts = [part.strip(_WRAPPING) for part in word.split("-")]
+    for part in parts:
+        if any(c.isupper() for c in part[1:]):
+            return True
+        if any(c.isupper() for c in part) and not part.isalpha():
+            return True
+        if len(parts) > 1 and len(part) == 1 and part.isupper():
+            return True
+    return False
 
 
 def _author(name: str) -> str:
@@ -135,15 +167,16 @@ def bibtex_fields(entry: ExportEntry) -> tuple[str, list[tuple[str, str]]]:
         fields.append(("doi", _url(entry.doi)))
     if entry.arxiv:
         fields += [("eprint", _url(entry.arxiv)), ("archiveprefix", "arXiv")]
-    if entry.code_url:
-        fields.append(("code", _url(entry.code_url)))
     if entry.tags:
         fields.append(("keywords", latex_escape(", ".join(entry.tags))))
     fields.append(("abstract", latex_escape(entry.abstract)))
     if entry.title_is_label:
-        fields.append(("type", latex_escape(LABEL_NOTE)))
-    if entry.full_note:
-        fields.append(("note", latex_escape(entry.full_note)))
+        fields.append(("titleaddon", latex_escape(LABEL_NOTE)))
+    notes = [latex_escape(entry.full_note)] if entry.full_note else []
+    if entry.code_url:  # biblatex has no code field: biber warns on one, Zotero files it away
+        notes.append(r"Code: \url{" + _url(entry.code_url) + "}")
+    if notes:
+        fields.append(("note", " ".join(notes)))
     bibtype = {"conference": "inproceedings", "journal": "article"}.get(kind, "misc")
     return bibtype, fields
 

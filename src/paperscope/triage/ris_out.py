@@ -1,8 +1,8 @@
 """RIS export (the tagged format EndNote, Zotero and Mendeley import), written with rispy.
 
-One record per paper: ``TY`` (``CPAPER`` for a conference paper, ``JOUR`` for a journal article,
+One record per paper: ``TY`` (``CONF`` for a conference paper: bibutils and Zotero both know it, bibutils not ``CPAPER``, ``JOUR`` for a journal article,
 ``GEN`` without a venue), ``ID`` the citation key, ``TI``, ``AU`` per author ("Family, Given"),
-``T2`` the proceedings or journal name, ``PB``, ``PY``, ``UR`` the paper's own page, then the code
+``T2`` the proceedings or journal name (``BT`` too for a conference paper), ``PB``, ``PY``, ``UR`` the paper's own page, then the code
 link and the PDF (``UR``, ``L1``), ``DO``, ``AB``, ``KW`` per tag and ``N1`` for the note. RIS is
 line-based, so line breaks inside a field become spaces (a reader would take the next line for a
 new tag or drop it).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from rispy import RisWriter
+from rispy import TAG_KEY_MAPPING, RisWriter
 
 from ..models import Paper
 from .entry import LABEL_NOTE, ExportEntry, entry_of
@@ -29,8 +29,10 @@ class _Writer(RisWriter):
         return ""
 
 
-_WRITER = _Writer()
-_TYPES = {"conference": "CPAPER", "journal": "JOUR", "other": "GEN"}
+#: rispy's tags plus ``BT``: bibutils reads a ``CONF`` record's venue from ``BT`` as the
+#: ``booktitle`` (from ``T2`` as a ``series``); Zotero and rispy read it from ``T2``: both are written.
+_WRITER = _Writer(mapping={**TAG_KEY_MAPPING, "BT": "book_title"})
+_TYPES = {"conference": "CONF", "journal": "JOUR", "other": "GEN"}
 
 
 def _line(text: str) -> str:
@@ -56,6 +58,8 @@ def ris_record(entry: ExportEntry) -> dict[str, Any]:
         record["authors"] = [_ris_name(a) for a in entry.authors]
     if entry.venue:
         record["secondary_title"] = entry.venue.name
+        if entry.kind == "conference":
+            record["book_title"] = entry.venue.name
         if entry.kind == "journal":
             record["journal_name"] = entry.venue.name
         if entry.venue.publisher:
