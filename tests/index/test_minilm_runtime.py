@@ -49,19 +49,41 @@ def test_vectors_do_not_depend_on_batch_neighbours(abstracts):
     np.testing.assert_array_equal(first, alone)
 
 
-def test_quantised_model_is_made_once_and_reused(monkeypatch: pytest.MonkeyPatch, model_cache: Path):
-    get_embedder("minilm")
-    made = sorted((model_cache / "models").glob("all-MiniLM-L6-v2-*-ov*-nncf*"))
-    assert [sorted(p.name for p in d.iterdir()) for d in made] == [["compiled", "model.bin", "model.xml"]]
-    # OpenVINO's model cache holds the compiled single-request model a fresh process reads.
-    assert {p.suffix for p in (made[0] / "compiled").iterdir()} == {".blob"}
-    stamp = (made[0] / "model.bin").stat().st_mtime_ns
+def _refuse_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
     import nncf
 
     def refuse(*args, **kwargs):
         raise AssertionError("quantised again")
 
     monkeypatch.setattr(nncf, "quantize", refuse)
+
+
+def test_the_shipped_int8_model_runs_with_no_calibration(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setenv("PAPERSCOPE_CACHE", str(tmp_path / "fresh-cache"))
+    _refuse_calibration(monkeypatch)
+    embedder = minilm.MiniLMEmbedder()
+    assert embedder._ir == minilm.packaged_openvino_model() and embedder._ir is not None
+    assert embedder.model_id == "all-MiniLM-L6-v2/ov-int8-static/w256-mean"
+    assert embedder.embed(["Reward shaping for offline RL."]).shape == (1, 384)
+    # Nothing is calibrated on this machine; OpenVINO's compiled model is cached outside the package.
+    models = tmp_path / "fresh-cache" / "models"
+    assert sorted(p.name for p in models.iterdir()) == ["compiled"]
+    assert {p.suffix for p in (models / "compiled").iterdir()} == {".blob"}
+
+
+def test_quantised_model_is_made_once_and_reused(monkeypatch: pytest.MonkeyPatch, model_cache: Path):
+    # A source tree without the shipped IR calibrates on first use, once: the same bytes as shipped.
+    shipped = minilm.packaged_openvino_model()
+    assert shipped is not None
+    monkeypatch.setattr(minilm, "packaged_openvino_model", lambda: None)
+    minilm.MiniLMEmbedder()
+    made = sorted((model_cache / "models").glob("all-MiniLM-L6-v2-*-ov*-nncf*"))
+    assert [sorted(p.name for p in d.iterdir()) for d in made] == [["model.bin", "model.xml"]]
+    # The weights are the same bytes; the graph's generated node names ("Constant_23") follow a
+    # per-process counter, so model.xml matches only when made in a fresh process (the script's --check).
+    assert (made[0] / "model.bin").read_bytes() == (shipped.parent / "model.bin").read_bytes()
+    stamp = (made[0] / "model.bin").stat().st_mtime_ns
+    _refuse_calibration(monkeypatch)
     again = minilm.MiniLMEmbedder()
     assert again.embed(["Reward shaping for offline RL."]).shape == (1, 384)
     assert (made[0] / "model.bin").stat().st_mtime_ns == stamp
@@ -96,6 +118,7 @@ def test_minilm_falls_back_to_onnxruntime_without_calibration_texts(
         raise ModelUnavailable("examples/icml2026: no example abstracts to calibrate the int8 model with")
 
     monkeypatch.setattr(minilm, "calibration_texts", missing)
+    monkeypatch.setattr(minilm, "packaged_openvino_model", lambda: None)  # a source tree without the IR
     with caplog.at_level(logging.WARNING):
         fallback = embed._minilm()
     assert (fallback.runtime, fallback.model_id) == ("onnxruntime", "all-MiniLM-L6-v2/onnx-int8/w256-mean")

