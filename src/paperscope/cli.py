@@ -347,7 +347,7 @@ def _print_phases(report: IngestReport, elapsed_s: float, command: str = "ingest
         )
     for name, phase in report.phases.items():
         if phase.get("prepare_s", 0.0) >= 1.0:
-            parts.append(f"model prepared in {phase['prepare_s']:.1f} s (once per machine)")
+            parts.append(f"first-run setup in {phase['prepare_s']:.1f} s (once per machine)")
         count, seconds = int(phase["count"]), float(phase["elapsed_s"])
         parts.append(f"{name} {count:,} papers in {seconds:.1f} s{rate(count, seconds)}")
     click.echo(f"{command}: {'; '.join(parts)}; {elapsed_s:.1f} s in all", err=True)

@@ -208,9 +208,14 @@ def embedder_languages(name: str) -> str:
 
 
 def _openvino_installed() -> bool:
+    """Return True when the default int8 runtime can run: OpenVINO, and the shipped IR or NNCF to make one."""
     from importlib.util import find_spec
 
-    return find_spec("openvino") is not None and find_spec("nncf") is not None
+    from .minilm import packaged_openvino_model
+
+    if find_spec("openvino") is None:
+        return False
+    return packaged_openvino_model() is not None or find_spec("nncf") is not None
 
 
 def embedder_model_id(name: str) -> str:
