@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
+from .cli_output import JsonError, emit_json, json_option, wants_json
 from .errors import PaperscopeError
 from .models import LABEL_MARKER, marked_label
 
@@ -26,12 +27,6 @@ if TYPE_CHECKING:
     from .models import Hit, IngestReport, Paper
 
 __all__ = ["cli"]
-
-
-def _emit_json(data: Any) -> None:
-    from .strict_json import dumps
-
-    click.echo(dumps(data, ensure_ascii=False, indent=2))
 
 
 class _LazyChoice(click.Choice):
@@ -75,10 +70,31 @@ def _contribution_types() -> tuple[str, ...]:
 _RESUMABLE = frozenset({"ingest", "embed", "cards", "build", "load", "demo", "doctor", "topics"})
 
 
+#: ``ctx.meta`` key (shared by every context of one run): the command line asked for ``--json``.
+_WANTS_JSON = "paperscope.json"
+
+
 class _Group(click.Group):
-    """Turn PaperscopeError into a one-line message and exit code 1 (no traceback)."""
+    """Turn PaperscopeError into a one-line message and exit code 1 (no traceback).
+
+    Under ``--json`` every error, a usage error included, is ``{"ok": false, "error": ...}`` on
+    stdout instead (``cli_output.JsonError``), with the same exit status.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_WANTS_JSON] = wants_json(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise _as_json_error(ctx, exc) from exc
 
     def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return self._invoke(ctx)
+        except click.ClickException as exc:
+            raise _as_json_error(ctx, exc) from exc
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except PaperscopeError as exc:
@@ -107,7 +123,16 @@ class _Group(click.Group):
             else:
                 why = "nothing was changed by the step that was running; every mark made before it is saved"
             click.echo(f"\ninterrupted: {why}", err=True)
+            if ctx.meta.get(_WANTS_JSON):
+                raise JsonError(f"interrupted: {why}", exit_code=130) from None
             ctx.exit(130)
+
+
+def _as_json_error(ctx: click.Context, exc: click.ClickException) -> click.ClickException:
+    """Return ``exc`` as a :class:`JsonError` when the command line asked for ``--json``, else ``exc``."""
+    if not ctx.meta.get(_WANTS_JSON) or isinstance(exc, JsonError):
+        return exc
+    return JsonError(exc.format_message(), exit_code=exc.exit_code)
 
 
 def _library(ctx: click.Context, create: bool = False) -> Library:
@@ -290,7 +315,7 @@ def _print_report(report: IngestReport) -> None:
     show_default=True,
     help="Embed new papers right after the cards (else later, with `paperscope embed`).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -323,7 +348,7 @@ def ingest(
         paths, fmt=fmt, progress=True, column_map=column_map, strict=strict, cards=cards, embed=embed
     )
     if as_json:
-        _emit_json(report.to_dict())
+        emit_json(report.to_dict())
     else:
         _print_report(report)
     _print_phases(report, time.perf_counter() - started)
@@ -395,7 +420,7 @@ def _print_hits(hits: list[Hit]) -> None:
 )
 @click.option("--session", default=None, help="Only papers presented in this program session (`schedule`).")
 @click.option("--day", default=None, metavar="YYYY-MM-DD", help="Only papers with a session on this day.")
-@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@json_option("Print hits as JSON.")
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -457,7 +482,7 @@ def search(
         hits = lib.search_like(example, **options)
     _print_notice(lib)
     if as_json:
-        _emit_json([h.to_dict() for h in hits])
+        emit_json([h.to_dict() for h in hits])
     else:
         _print_hits(hits)
 
@@ -471,7 +496,7 @@ def _print_notice(lib: Library) -> None:
 @_command()
 @click.argument("paper_id")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
+@json_option("Print papers as JSON.")
 @click.pass_context
 def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> None:
     """List the papers most similar to one paper, with the words they share.
@@ -482,7 +507,7 @@ def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
     hits = lib.related(paper_id, limit=limit)
     _print_notice(lib)
     if as_json:
-        _emit_json([h.to_dict() for h in hits])
+        emit_json([h.to_dict() for h in hits])
         return
     _print_hits(hits)
 
@@ -499,7 +524,7 @@ def related(ctx: click.Context, paper_id: str, limit: int, as_json: bool) -> Non
     help="Rank by similarity to the papers in this file (BibTeX, CSV, JSON, CSL-JSON, text list); not ingested.",
 )
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="Papers to list.")
-@click.option("--json", "as_json", is_flag=True, help="Print papers as JSON.")
+@json_option("Print papers as JSON.")
 @click.pass_context
 def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit: int, as_json: bool) -> None:
     """Recommend papers like the ones you starred or kept (or tagged), learning from rejects too.
@@ -525,7 +550,7 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
     if like_file and lib.recommend_notice:
         click.echo(f"note: {lib.recommend_notice}", err=True)
     if as_json:
-        _emit_json([h.to_dict() for h in hits])
+        emit_json([h.to_dict() for h in hits])
         return
     if not hits:
         click.echo("no results")
@@ -551,7 +576,7 @@ def recommend(ctx: click.Context, tag: str | None, like_file: Path | None, limit
 @click.option(
     "--limit", default=1, show_default=True, type=click.IntRange(1, 1000), help="Papers --next prints."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the queue as JSON and exit (as --next).")
+@json_option("Print the queue as JSON and exit (as --next).")
 @click.pass_context
 def queue(
     ctx: click.Context,
@@ -576,7 +601,7 @@ def queue(
     if as_json or next_only:
         found = lib.queue(order=order, limit=limit, topic_id=topic_id, tag=tag)
         if as_json:
-            _emit_json(found.to_dict())
+            emit_json(found.to_dict())
             return
         print_header(found)
         for item in found.items:
@@ -622,12 +647,7 @@ def queue(
     show_default=True,
     help="Use the stored vectors (dense cosines in the pair score).",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the report (or the open suggestions, with --review) as JSON.",
-)
+@json_option("Print the report (or the open suggestions, with --review) as JSON.")
 @click.pass_context
 def enrich(
     ctx: click.Context,
@@ -659,7 +679,7 @@ def enrich(
     if list_only:
         found = lib.enrichments(program)
         if as_json:
-            _emit_json(found)
+            emit_json(found)
             return
         for item in found:
             click.echo(
@@ -670,7 +690,7 @@ def enrich(
         return
     if review:
         if as_json:
-            _emit_json([{**s, "entry": s["entry"].to_dict()} for s in lib.enrich_suggestions(program)])
+            emit_json([{**s, "entry": s["entry"].to_dict()} for s in lib.enrich_suggestions(program)])
             return
         done = run_review(lib, str(program) if program else None)
         click.echo("Reviewed: " + ", ".join(f"{k} {n}" for k, n in done.items()), err=True)
@@ -680,7 +700,7 @@ def enrich(
     started = time.perf_counter()
     report = lib.enrich(program, parse_program_map(column_map), dense=dense, timezone=timezone)
     if as_json:
-        _emit_json(report.to_dict())
+        emit_json(report.to_dict())
     else:
         print_report(report)
     _summary("enrich", report.candidates, time.perf_counter() - started)
@@ -745,7 +765,7 @@ def _print_paper(paper: Paper, marks: dict[str, Any], attached: list[dict[str, A
 
 @_command()
 @click.argument("paper_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the paper as JSON.")
+@json_option("Print the paper as JSON.")
 @click.pass_context
 def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     """Show one paper's card, provenance and abstract.
@@ -757,13 +777,13 @@ def show(ctx: click.Context, paper_id: str, as_json: bool) -> None:
     marks = lib.marks(paper.paper_id)
     attached = lib.enrichments(paper_id=paper.paper_id)
     if as_json:
-        _emit_json({**paper.to_dict(), "marks": marks, "attached": attached})
+        emit_json({**paper.to_dict(), "marks": marks, "attached": attached})
     else:
         _print_paper(paper, marks, attached)
 
 
 @_command()
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @click.pass_context
 def stats(ctx: click.Context, as_json: bool) -> None:
     """Show library counts.
@@ -772,7 +792,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     """
     data = _library(ctx).stats()
     if as_json:
-        _emit_json(data)
+        emit_json(data)
         return
     click.echo(f"library: {data['db']} (schema {data['schema_version']})")
     for key in ("papers", "sources", "cards", "vectors", "topics", "stars", "tags", "notes"):
@@ -891,19 +911,23 @@ def export(
 
 @_command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@json_option('Print {"path", "papers"} (papers whose marks were written) as JSON.')
 @click.pass_context
-def backup(ctx: click.Context, path: Path) -> None:
+def backup(ctx: click.Context, path: Path, as_json: bool) -> None:
     """Back up the marks (stars, tags, notes, triage states) to a JSON file.
 
     Example: paperscope backup marks.json
     """
     count = _library(ctx).backup(path)
+    if as_json:
+        emit_json({"path": str(path), "papers": count})
+        return
     click.echo(f"backed up the marks of {count:,} papers to {path}")
 
 
 @_command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def restore(ctx: click.Context, path: Path, as_json: bool) -> None:
     """Restore marks from a backup, matching papers by paper_id, else by title and abstract.
@@ -912,7 +936,7 @@ def restore(ctx: click.Context, path: Path, as_json: bool) -> None:
     """
     report = _library(ctx).restore(path)
     if as_json:
-        _emit_json(report.to_dict())
+        emit_json(report.to_dict())
         return
     click.echo(
         f"restored the marks of {report.by_id + report.by_content:,} of {report.entries:,} papers"
@@ -1084,7 +1108,7 @@ _JSON_MARKS_HELP = 'Print [{"paper_id", "label", "title_source", "marks"}] of th
 @_command()
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.option("--off", is_flag=True, help="Unstar instead.")
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool, as_json: bool) -> None:
     """Star (or with --off, unstar) papers.
@@ -1098,7 +1122,7 @@ def star(ctx: click.Context, paper_ids: tuple[str, ...], off: bool, as_json: boo
         if not as_json:
             click.echo(f"{lib.get(paper_id).paper_id} {'unstarred' if off else 'starred'}")
     if as_json:
-        _emit_json(_marks_of(lib, paper_ids))
+        emit_json(_marks_of(lib, paper_ids))
 
 
 @cli.group()
@@ -1113,7 +1137,7 @@ def tags() -> None:
 @_db_option
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("tag")
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def tags_add(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: bool) -> None:
     """Tag papers (the last argument is the tag).
@@ -1128,14 +1152,14 @@ def tags_add(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: 
             prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
             click.echo(prefix + ", ".join(lib.marks(paper_id)["tags"]))
     if as_json:
-        _emit_json(_marks_of(lib, paper_ids))
+        emit_json(_marks_of(lib, paper_ids))
 
 
 @tags.command("remove")
 @_db_option
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("tag")
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_json: bool) -> None:
     """Remove a tag from papers (the last argument is the tag).
@@ -1152,7 +1176,7 @@ def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_jso
             prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
             click.echo(prefix + (", ".join(lib.marks(paper_id)["tags"]) or "(no tags)"))
     if as_json:
-        _emit_json(_marks_of(lib, paper_ids))
+        emit_json(_marks_of(lib, paper_ids))
 
 
 def _marks_text(marks: dict[str, Any]) -> str:
@@ -1174,12 +1198,7 @@ def _marks_text(marks: dict[str, Any]) -> str:
     help="Only papers in this triage state (unseen: marked papers without one).",
 )
 @click.option("--noted", is_flag=True, help="Only papers with a note.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help='Print [{"paper_id", "label", "title_source", "venue", "year", "marks"}].',
-)
+@json_option('Print [{"paper_id", "label", "title_source", "venue", "year", "marks"}].')
 @click.pass_context
 def list_command(
     ctx: click.Context, starred: bool, tag: str | None, state: str | None, noted: bool, as_json: bool
@@ -1203,7 +1222,7 @@ def list_command(
         for item in items
     ]
     if as_json:
-        _emit_json(rows)
+        emit_json(rows)
         return
     for row in rows:
         where = " ".join(str(v) for v in (row["venue"], row["year"]) if v)
@@ -1214,7 +1233,7 @@ def list_command(
 
 @tags.command("list")
 @_db_option
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option("Print as JSON.")
 @click.pass_context
 def tags_list(ctx: click.Context, as_json: bool) -> None:
     """List tags with their paper counts.
@@ -1223,7 +1242,7 @@ def tags_list(ctx: click.Context, as_json: bool) -> None:
     """
     counts = _library(ctx).tags()
     if as_json:
-        _emit_json([{"tag": t, "papers": n} for t, n in counts])
+        emit_json([{"tag": t, "papers": n} for t, n in counts])
         return
     for tag, count in counts:
         click.echo(f"{count:>5}  {tag}")
@@ -1241,7 +1260,7 @@ def tags_list(ctx: click.Context, as_json: bool) -> None:
     help="Copy every readable row into this new library file and repair it there (for damage "
     "--repair cannot mend); the damaged file is not changed.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option("Print the findings as JSON.")
 @click.pass_context
 def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: bool) -> None:
     """Check the library: SQLite integrity, search index, cards, vectors, orphan rows.
@@ -1266,7 +1285,7 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
     if salvage_to is not None:
         salvaged, report = lib.salvage(salvage_to, progress=not as_json)
         if as_json:
-            _emit_json({"salvage": salvaged.to_dict(), **report.to_dict()})
+            emit_json({"salvage": salvaged.to_dict(), **report.to_dict()})
             ctx.exit(0 if report.ok else 1)
         copied = ", ".join(f"{n:,} {t}" for t, n in salvaged.copied.items())
         click.echo(f"salvaged into {salvage_to}: {copied}")
@@ -1283,7 +1302,7 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
     else:
         report = lib.doctor(repair=repair, progress=repair and not as_json)
     if as_json:
-        _emit_json(report.to_dict())
+        emit_json(report.to_dict())
     else:
         for line in report.repaired:
             click.echo(f"repaired: {line}")
@@ -1305,7 +1324,7 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
 @_command()
 @click.argument("paper_id")
 @click.argument("body", default="-")
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def note(ctx: click.Context, paper_id: str, body: str, as_json: bool) -> None:
     """Set a paper's note (BODY, or - to read it from stdin; an empty note deletes it).
@@ -1318,7 +1337,7 @@ def note(ctx: click.Context, paper_id: str, body: str, as_json: bool) -> None:
     lib = _library(ctx)
     lib.set_note(paper_id, text.strip())
     if as_json:
-        _emit_json(_marks_of(lib, [paper_id]))
+        emit_json(_marks_of(lib, [paper_id]))
         return
     click.echo(lib.marks(paper_id)["note"] or "(note removed)")
 
@@ -1346,13 +1365,13 @@ def _mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: b
         if not as_json:
             click.echo(f"{lib.get(paper_id).paper_id}  {lib.marks(paper_id)['triage'] or 'unseen'}")
     if as_json:
-        _emit_json(_marks_of(lib, paper_ids))
+        emit_json(_marks_of(lib, paper_ids))
 
 
 @_command()
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("state", type=click.Choice(_MARK_CHOICES))
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
     """Give papers a triage state: skimmed, maybe, keep or reject (unseen or clear removes it).
@@ -1365,7 +1384,7 @@ def mark(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bo
 @_command()
 @click.argument("paper_ids", nargs=-1, required=True)
 @click.argument("state", type=click.Choice(_MARK_CHOICES))
-@click.option("--json", "as_json", is_flag=True, help=_JSON_MARKS_HELP)
+@json_option(_JSON_MARKS_HELP)
 @click.pass_context
 def triage(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: bool) -> None:
     """The same as `paperscope mark` (its older name).
@@ -1378,21 +1397,26 @@ def triage(ctx: click.Context, paper_ids: tuple[str, ...], state: str, as_json: 
 @_command()
 @click.option("--rebuild", is_flag=True, help="Rebuild every card, not only missing or outdated ones.")
 @click.option("--workers", default=None, type=click.IntRange(1, 64), help="Processes (default: auto).")
+@json_option('Print {"cards", "elapsed_s"} (cards built) as JSON.')
 @click.pass_context
-def cards(ctx: click.Context, rebuild: bool, workers: int | None) -> None:
+def cards(ctx: click.Context, rebuild: bool, workers: int | None, as_json: bool) -> None:
     """Build paper cards (methods, datasets, claims, area...) that are missing or outdated.
 
     Example: paperscope cards --rebuild
     """
     started = time.perf_counter()
     count = _library(ctx).build_cards(rebuild=rebuild, workers=workers, progress=True)
-    _summary("cards", count, time.perf_counter() - started)
+    elapsed_s = time.perf_counter() - started
+    if as_json:
+        emit_json({"cards": count, "elapsed_s": round(elapsed_s, 3)})
+    _summary("cards", count, elapsed_s)
 
 
 @_command()
 @click.option("--rebuild", is_flag=True, help="Embed every paper again, not only those without a vector.")
+@json_option('Print {"embedded", "vectors", "elapsed_s"} (papers embedded now, vectors in all) as JSON.')
 @click.pass_context
-def embed(ctx: click.Context, rebuild: bool) -> None:
+def embed(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
     """Embed papers that have no vector yet (ingest does this unless --no-embed).
 
     On a new machine this first prepares the int8 embedding model (15-60 s, once).
@@ -1402,8 +1426,11 @@ def embed(ctx: click.Context, rebuild: bool) -> None:
     lib = _library(ctx)
     started = time.perf_counter()
     count = lib.embed(rebuild=rebuild, progress=True)
+    elapsed_s = time.perf_counter() - started
+    if as_json:
+        emit_json({"embedded": count, "vectors": lib.stats()["vectors"], "elapsed_s": round(elapsed_s, 3)})
     if count:
-        _summary("embed", count, time.perf_counter() - started)
+        _summary("embed", count, elapsed_s)
     else:
         click.echo(f"embed: every paper already has a vector ({lib.stats()['vectors']:,})", err=True)
 
@@ -1423,7 +1450,7 @@ def embed(ctx: click.Context, rebuild: bool) -> None:
     default=None,
     help="The shared data folder (default: $PAPERSCOPE_EVAL_DATA, else shared/data beside the paperscope checkout).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print task → mode → metric → value as JSON.")
+@json_option("Print task → mode → metric → value as JSON.")
 @click.pass_context
 def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:  # noqa: A001
     """Run the retrieval benchmark: nDCG@10, MRR@10, Recall@k for bm25, dense and hybrid.
@@ -1438,7 +1465,7 @@ def eval(ctx: click.Context, tasks: tuple[str, ...], data_dir: Path | None, as_j
     data_dir = _eval_data(ctx)
     results = run_retrieval_eval(tasks=list(tasks) or None, data_dir=data_dir, progress=True)
     if as_json:
-        _emit_json(results)
+        emit_json(results)
     else:
         click.echo(format_retrieval_eval(results))
     _summary("eval", results.n_queries, results.elapsed_s, unit="queries")
@@ -1470,7 +1497,7 @@ def _eval_data(ctx: click.Context, *needed: Path) -> Path:
     help="Also score the silver test splits of ../shared/data: method names from 'Name: subtitle' "
     "titles, keyphrases from ICLR 2026 author keywords (card tasks, YAKE, TF-IDF; about 2 minutes).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@json_option("Print the figures as JSON.")
 @click.option(
     "--gold",
     "gold_path",
@@ -1533,7 +1560,7 @@ def eval_cards(
         sizes = result["silver"]["sizes"]
         scored += sizes["method_test"] + sizes["keyphrase_test"]
     if as_json:
-        _emit_json(result)
+        emit_json(result)
     else:
         click.echo(format_cards_eval(result))
         if silver:
@@ -1547,7 +1574,7 @@ def eval_cards(
     is_flag=True,
     help="Use dense cosines too, the hybrid pair model (embeds 4,302 abstracts: minutes).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@json_option("Print the figures as JSON.")
 @click.pass_context
 def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
     """Score titles from the program on ICLR 2026: both matchers' precision and coverage per setting.
@@ -1559,7 +1586,7 @@ def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
 
     result = run_enrich_eval(_eval_data(ctx, ICLR_NAME) / ICLR_NAME, dense=dense)
     if as_json:
-        _emit_json(result)
+        emit_json(result)
     else:
         click.echo(format_enrich_eval(result))
     _summary("eval enrich", result["papers"], result["elapsed_s"])
@@ -1571,7 +1598,7 @@ def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
     "--n-topics", type=click.IntRange(1, 200), default=None, help="Broad topics (default: automatic)."
 )
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of every random step.")
-@click.option("--json", "as_json", is_flag=True, help="Print topics as JSON.")
+@json_option("Print topics as JSON.")
 @click.pass_context
 def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_json: bool) -> None:
     """List topics with sizes, names and representative papers (fitting them first if needed).
@@ -1583,7 +1610,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
         _fit_topics(lib, n_topics=n_topics, seed=seed)
     found = lib.topics()
     if as_json:
-        _emit_json({"run": lib.topic_run(), "topics": [t.to_dict() for t in found]})
+        emit_json({"run": lib.topic_run(), "topics": [t.to_dict() for t in found]})
         return
     run = lib.topic_run()
     n_broad = sum(t.level == 0 and not t.is_unassigned for t in found)
@@ -1634,8 +1661,11 @@ def _fit_topics(lib: Library, **settings: Any) -> None:
     help="Colouring.",
 )
 @click.option("--title", default=None, help="Page title.")
+@json_option('Print {"out", "png"} (the files written; png null without --png) as JSON.')
 @click.pass_context
-def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, title: str | None) -> None:
+def map_command(
+    ctx: click.Context, out: Path, png: Path | None, color_by: str, title: str | None, as_json: bool
+) -> None:
     """Write the topic map: one offline HTML file (zoom, hover cards, search) and optionally a PNG.
 
     Example: paperscope map --out map.html --png map.png
@@ -1644,6 +1674,8 @@ def map_command(ctx: click.Context, out: Path, png: Path | None, color_by: str, 
     if lib.topics_are_stale():
         _fit_topics(lib)
     lib.write_map(out, png=png, color_by=color_by, title=title)
+    if as_json:
+        emit_json({"out": str(out), "png": str(png) if png else None})
     click.echo(f"wrote {out}" + (f" and {png}" if png else ""), err=True)
 
 
@@ -1661,7 +1693,7 @@ def _register_schedule_command() -> None:
     """Add ``schedule`` (the attendee's day plan; see cli_schedule.py)."""
     from .cli_schedule import register
 
-    register(cli, _command, _library, _emit_json)
+    register(cli, _command, _library)
 
 
 _register_schedule_command()

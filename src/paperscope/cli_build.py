@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cli_output import emit_json, json_option
+
 if TYPE_CHECKING:
     from .scale.build import BuildReport
 
@@ -56,6 +58,13 @@ def _print_build(report: BuildReport) -> None:
     summary(f"build ({where})", report.read, report.elapsed_s, unit="records")
 
 
+def _build_dict(report: BuildReport) -> dict[str, Any]:
+    """Return the build report as JSON-ready data (the Ray node ids as a sorted list)."""
+    from dataclasses import asdict
+
+    return {**asdict(report), "nodes": sorted(report.nodes)}
+
+
 def register(cli: click.Group, command: Any, library: Any) -> None:
     """Add ``build`` and ``load`` to ``cli``; ``command`` is cli.py's ``_command``, ``library`` its ``_library``."""
 
@@ -87,6 +96,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
     )
     @click.option("--format", "fmt", default=None, help="Input format (default: detected per file).")
     @click.option("--map", "column_map", default=None, metavar="FIELD=COLUMN,...", help="As for ingest.")
+    @json_option("Print the report (files built, kept, failed; records, papers, stage times) as JSON.")
     def build(
         sources: tuple[Path, ...],
         out: Path,
@@ -95,6 +105,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
         workers: int | None,
         fmt: str | None,
         column_map: str | None,
+        as_json: bool,
     ) -> None:
         """Build Parquet shards (papers, cards, vectors) of paper lists, on local processes or Ray.
 
@@ -118,7 +129,10 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             column_map=column_map,
             progress=True,
         )
-        _print_build(report)
+        if as_json:
+            emit_json(_build_dict(report))
+        else:
+            _print_build(report)
         if not report.built and not report.kept:
             what = "every file failed" if report.failed else "no paper list found in the sources"
             raise click.ClickException(f"{what}; nothing was built")
@@ -128,8 +142,9 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
 
     @command("load")
     @click.argument("shard_dir", type=click.Path(file_okay=False, path_type=Path))
+    @json_option("Print the report as JSON (as ingest --json).")
     @click.pass_context
-    def load(ctx: click.Context, shard_dir: Path) -> None:
+    def load(ctx: click.Context, shard_dir: Path, as_json: bool) -> None:
         """Merge a build's shards into the library (dedup as ingest; cards and vectors as built).
 
         Example: paperscope --db big.db load shards
@@ -144,5 +159,8 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             )
         started = time.perf_counter()
         report = load_shards(library(ctx, create=True), shard_dir, progress=True)
-        _print_report(report)
+        if as_json:
+            emit_json(report.to_dict())
+        else:
+            _print_report(report)
         _print_phases(report, time.perf_counter() - started, command="load")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .strict_json import dumps
+from .cli_output import emit_json
 
 if TYPE_CHECKING:
     from .enrich import EnrichReport
@@ -69,7 +69,7 @@ def print_undo(done: UndoReport, program: Path | None, as_json: bool) -> None:
             "suggestions_removed": done.suggestions,
             "sessions_removed": done.sessions,
         }
-        click.echo(dumps(data, ensure_ascii=False, indent=2))
+        emit_json(data)
         return
     click.echo(
         f"undone: {counted(len(restored), 'paper')} restored; removed {counted(done.suggestions, 'open suggestion')}"

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cli_output import emit_json, json_option
+
 if TYPE_CHECKING:
     from .schedule import Plan, SessionGroup
 
@@ -66,8 +68,8 @@ def format_plan(plan: Plan) -> str:
     return "\n".join(out)
 
 
-def register(cli: click.Group, command: Any, library: Any, emit_json: Any) -> None:
-    """Add ``schedule`` to ``cli``; ``command``, ``library`` and ``emit_json`` are cli.py's helpers."""
+def register(cli: click.Group, command: Any, library: Any) -> None:
+    """Add ``schedule`` to ``cli``; ``command`` and ``library`` are cli.py's helpers."""
 
     @command("schedule")
     @click.option(
@@ -78,7 +80,7 @@ def register(cli: click.Group, command: Any, library: Any, emit_json: Any) -> No
     @click.option(
         "--day", default=None, metavar="YYYY-MM-DD", help="Only this day (the program's local date)."
     )
-    @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+    @json_option("Print the plan as JSON.")
     @click.pass_context
     def schedule(
         ctx: click.Context, state: str | None, starred: bool, tag: str | None, day: str | None, as_json: bool
