@@ -8,6 +8,9 @@ from pathlib import Path
 
 __all__ = ["home_dir", "cache_dir", "default_db_path", "examples_dir", "EXAMPLES_DIR"]
 
+#: The folder name under the platform's data and cache folders (platformdirs' appname).
+_APP_NAME = "paperscope"
+
 
 def examples_dir() -> Path:
     """Return the folder of the five ICML 2026 example lists, package data of ``paperscope``.
@@ -24,15 +27,19 @@ EXAMPLES_DIR = examples_dir()
 
 
 def home_dir() -> Path:
-    """Return the data folder: ``$PAPERSCOPE_HOME``, else ``$XDG_DATA_HOME/paperscope``.
+    r"""Return the data folder: ``$PAPERSCOPE_HOME``, else the platform's user data folder.
 
-    Falls back to ``~/.local/share/paperscope`` as the XDG Base Directory spec says.
+    That is platformdirs' ``user_data_dir``: on Linux ``$XDG_DATA_HOME/paperscope``, else
+    ``~/.local/share/paperscope`` (the XDG Base Directory spec); on macOS
+    ``~/Library/Application Support/paperscope``; on Windows ``%LOCALAPPDATA%\paperscope``.
     """
     env = os.environ.get("PAPERSCOPE_HOME")
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg).expanduser() / "paperscope"
+    import platformdirs
+
+    # appauthor=False: no vendor folder above ours on Windows.
+    return Path(platformdirs.user_data_dir(_APP_NAME, appauthor=False))
 
 
 def default_db_path() -> Path:
@@ -44,12 +51,15 @@ def default_db_path() -> Path:
 
 
 def cache_dir() -> Path:
-    """Return the folder for derived files that can be rebuilt (the int8 model, for one).
+    r"""Return the folder for derived files that can be rebuilt (the int8 model, for one).
 
-    ``$PAPERSCOPE_CACHE``, else ``$XDG_CACHE_HOME/paperscope`` (``~/.cache/paperscope``).
+    ``$PAPERSCOPE_CACHE``, else platformdirs' ``user_cache_dir``: on Linux
+    ``$XDG_CACHE_HOME/paperscope``, else ``~/.cache/paperscope``; on macOS
+    ``~/Library/Caches/paperscope``; on Windows ``%LOCALAPPDATA%\paperscope\Cache``.
     """
     env = os.environ.get("PAPERSCOPE_CACHE")
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg).expanduser() / "paperscope"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(_APP_NAME, appauthor=False))
