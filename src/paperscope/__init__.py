@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from .errors import InputError, ModelUnavailable, NotFound, PaperscopeError, StoreError
-from .models import Card, FileReport, Hit, IngestReport, Paper, Record, Skip, Source
+from .models import Card, FileReport, Hit, IngestReport, Paper, Record, Skip, Source, Topic
 from .offline import block_telemetry as _block_telemetry
 
 _block_telemetry()  # before OpenVINO or NNCF is imported: they would send usage data (offline.py)
@@ -23,6 +23,7 @@ __all__ = [
     "Paper",
     "Card",
     "Hit",
+    "Topic",
     "Record",
     "Source",
     "Skip",

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,12 @@ from .store.doctor import DoctorReport
 from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
 from .store.retrieval import document_frequencies, filtered_paper_ids
 from .text import has_cjk
+
+if TYPE_CHECKING:
+    from .enrich.attach import UndoReport
+    from .store.salvage import SalvageReport
+    from .topics import TopicModel
+    from .triage.backup import RestoreReport
 
 __all__ = [
     "Library",
@@ -466,7 +472,7 @@ class Library:
         report.repaired = done
         return report
 
-    def salvage(self, target: str | Path, progress: bool = False) -> tuple[Any, DoctorReport]:
+    def salvage(self, target: str | Path, progress: bool = False) -> tuple[SalvageReport, DoctorReport]:
         """Copy every readable row of this (damaged) library into a new library ``target`` and repair it.
 
         See :mod:`paperscope.store.salvage`: papers, sources, cards, vectors, stars, tags, notes
@@ -733,7 +739,7 @@ class Library:
             mode=mode,
             allowed=allowed,
             embedder=embedder,
-            dense_index=lambda: index,
+            dense_index=None if index is None else (lambda: index),
             fusion=fusion,
             memory_bm25=lambda: self.memory_bm25(build=False),
             dense_text=bounded.dense,
@@ -1413,7 +1419,7 @@ class Library:
 
         return write_backup(self.store.conn, Path(path))
 
-    def restore(self, path: str | Path) -> Any:
+    def restore(self, path: str | Path) -> RestoreReport:
         """Apply a marks backup to this library, matching papers by paper_id, else by content.
 
         Returns:
@@ -1696,7 +1702,9 @@ class Library:
             if pid in states:
                 counts[states[pid]] = counts.get(states[pid], 0) + 1
         unseen = [p for p in ids if p not in states and p not in skipped and p != head]
-        ordered_by, notice, ranked = order, None, []
+        notice: str | None = None
+        ranked: list[Hit] = []
+        ordered_by = order
         if order == "recommended":
             ordered_by, notice, ranked = self._queue_ranking(
                 set(unseen), limit + len(skipped) + 1 if scope is None else MAX_LIMIT, tag
@@ -1746,7 +1754,7 @@ class Library:
         return "recommended", None, [h for h in hits if h.paper_id in unseen]
 
     # -- topics and the map -----------------------------------------------------------------
-    def fit_topics(self, embeddings: tuple[list[str], Any] | None = None, **settings: Any) -> Any:
+    def fit_topics(self, embeddings: tuple[list[str], Any] | None = None, **settings: Any) -> TopicModel:
         """Fit broad topics, subtopics and map coordinates, and store them (replacing earlier ones).
 
         Args:
@@ -1968,7 +1976,7 @@ class Library:
             self.embed()  # as enrich does: the title changed the paper's content hash
         return done
 
-    def undo_enrich(self, program: str | Path | None = None) -> Any:
+    def undo_enrich(self, program: str | Path | None = None) -> UndoReport:
         """Undo the attachments of ``enrich`` (of one program file, or all); see :func:`enrich.attach.undo`.
 
         The restored papers get back the vectors of their content before (saved by ``attach``);
