@@ -316,4 +316,35 @@ MIGRATIONS: list[str] = [
     );
     INSERT OR REPLACE INTO library_state (key, value) VALUES ('lexical_analyzer', 'none');
     """,
+    # 12: a plain full-text index of the papers' title and abstract for other tools (issue 25):
+    # ``datasette library.db`` offers a search box on ``papers``, and ``SELECT … FROM papers WHERE
+    # rowid IN (SELECT rowid FROM papers_search_fts WHERE papers_search_fts MATCH 'pruning')``
+    # works in any SQLite shell. paperscope's own BM25 index, ``papers_fts``, holds stemmed text
+    # and a paper_id column, so no other tool can read it as a view of ``papers``. This one is an
+    # FTS5 external-content table (it stores no text of its own: it reads ``papers`` by rowid),
+    # kept in step by triggers on every insert, update of title or abstract, and delete of a
+    # paper, and filled from the existing rows here. ``content="papers"`` is written with double
+    # quotes: that is the spelling Datasette's ``detect_fts`` looks for in sqlite_master.
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS papers_search_fts USING fts5 (
+        title, abstract, content="papers", content_rowid="rowid",
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT INTO papers_search_fts (papers_search_fts) VALUES ('rebuild');
+    CREATE TRIGGER IF NOT EXISTS papers_search_insert AFTER INSERT ON papers
+    BEGIN
+        INSERT INTO papers_search_fts (rowid, title, abstract) VALUES (NEW.rowid, NEW.title, NEW.abstract);
+    END;
+    CREATE TRIGGER IF NOT EXISTS papers_search_delete AFTER DELETE ON papers
+    BEGIN
+        INSERT INTO papers_search_fts (papers_search_fts, rowid, title, abstract)
+        VALUES ('delete', OLD.rowid, OLD.title, OLD.abstract);
+    END;
+    CREATE TRIGGER IF NOT EXISTS papers_search_update AFTER UPDATE OF title, abstract ON papers
+    BEGIN
+        INSERT INTO papers_search_fts (papers_search_fts, rowid, title, abstract)
+        VALUES ('delete', OLD.rowid, OLD.title, OLD.abstract);
+        INSERT INTO papers_search_fts (rowid, title, abstract) VALUES (NEW.rowid, NEW.title, NEW.abstract);
+    END;
+    """,
 ]
