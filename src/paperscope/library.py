@@ -22,7 +22,7 @@ from .errors import InputError, NotFound
 from .example import Example
 from .index.bm25 import MemoryBM25, query_terms
 from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, chars_notice, cut_text
-from .index.dense import DenseIndex, ensure_vectors
+from .index.dense import ANN_INSTALL, DenseIndex, ensure_vectors
 from .index.embed import (
     Embedder,
     embedder_is_ready,
@@ -1052,6 +1052,13 @@ class Library:
             self.memory_bm25()
             built.append("BM25")
         index = self._loaded_dense_index()
+        if progress and index.wants_ann and not index.uses_ann:
+            print(
+                f"note: {len(index):,} papers are searched exactly; the HNSW index that makes dense"
+                f" search faster above {index.ann_threshold:,} needs usearch: {ANN_INSTALL}",
+                file=sys.stderr,
+                flush=True,
+            )
         if index.uses_ann and not index.ann_is_cached():
             if progress:
                 print(f"building the HNSW index of {len(index):,} vectors…", file=sys.stderr, flush=True)
@@ -1887,7 +1894,7 @@ class Library:
 
         Args:
             path: the HTML file; written to a temp file and renamed into place.
-            png: also write a static PNG here (needs matplotlib).
+            png: also write a static PNG here (needs matplotlib, the ``png`` extra).
             color_by: initial colouring: ``"topic"``, ``"area"`` or ``"venue"``.
             title: page title; default "paperscope map: N papers".
 
@@ -1897,10 +1904,12 @@ class Library:
         Raises:
             NotFound: topics have not been fitted yet.
             InputError: ``color_by`` is not one of the choices.
-            ModelUnavailable: a PNG was asked for and matplotlib is not installed.
+            ModelUnavailable: a PNG was asked for and matplotlib is not installed (nothing is written).
         """
-        from .map import map_payload, write_map_html, write_map_png
+        from .map import map_payload, require_matplotlib, write_map_html, write_map_png
 
+        if png is not None:
+            require_matplotlib()
         assigned = self.paper_topics()
         if not assigned:
             raise NotFound("no topics yet: run `paperscope topics` (or Library.fit_topics) first")

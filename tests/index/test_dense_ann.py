@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from paperscope.index.dense import DenseIndex
+from paperscope.index.dense import DenseIndex, ann_installed
+
+# Not importorskip: usearch imported before OpenVINO breaks OpenVINO in this process (dense.py).
+pytestmark = pytest.mark.skipif(
+    not ann_installed(), reason="the HNSW graph needs the ann extra: pip install 'paperscope[ann]'"
+)
 
 
 def _clustered(n: int, dim: int = 64, centres: int = 40, seed: int = 0) -> np.ndarray:

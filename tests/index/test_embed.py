@@ -199,3 +199,50 @@ def test_a_second_writer_embedding_the_same_library_shares_the_work(tmp_path, ic
         assert stored.count_missing_vectors(lib.store.conn, FakeEmbedder().model_id) == 0
     other.close()
     assert embedded == [10] or (len(embedded) == 1 and embedded[0] < 10), embedded
+
+
+def test_minilm_fp32_without_the_onnx_extra_says_which_extra(monkeypatch: pytest.MonkeyPatch):
+    from paperscope.errors import ModelUnavailable
+    from paperscope.index import minilm
+
+    monkeypatch.setattr(minilm, "onnx_runtime_installed", lambda: False)
+    with pytest.raises(ModelUnavailable) as raised:
+        minilm.MiniLMEmbedder(precision="fp32")
+    assert str(raised.value) == (
+        "minilm-fp32 needs onnxruntime and the ONNX graph (the onnx extra); run: pip install 'paperscope[onnx]'"
+    )
+
+
+def test_the_default_embedder_never_reaches_for_a_missing_onnxruntime(monkeypatch: pytest.MonkeyPatch):
+    from paperscope.errors import ModelUnavailable
+    from paperscope.index import embed, minilm
+
+    def no_ir(*args, **kwargs):
+        raise ModelUnavailable("no IR here")
+
+    monkeypatch.setattr(minilm.MiniLMEmbedder, "__init__", no_ir)
+    monkeypatch.setattr(minilm, "onnx_runtime_installed", lambda: False)
+    with pytest.raises(ModelUnavailable) as raised:
+        embed._minilm()
+    assert str(raised.value) == "no IR here; or, for the onnxruntime fallback: pip install 'paperscope[onnx]'"
+
+
+def test_cli_embed_with_minilm_fp32_and_no_onnx_extra_prints_one_line(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, icml_dir
+):
+    from click.testing import CliRunner
+
+    from paperscope.cli import cli
+    from paperscope.index import minilm
+
+    db = tmp_path / "lib.db"
+    with Library(db, embedder="fake") as lib:
+        lib.ingest([next(icml_dir.glob("*.txt"))])
+    monkeypatch.setattr(minilm, "onnx_runtime_installed", lambda: False)
+    monkeypatch.setenv("PAPERSCOPE_EMBEDDER", "minilm-fp32")
+    result = CliRunner().invoke(cli, ["--db", str(db), "embed"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: minilm-fp32 needs onnxruntime and the ONNX graph (the onnx extra);"
+        " run: pip install 'paperscope[onnx]'\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,15 @@ from paperscope.index import embed, minilm
 from paperscope.index.embed import get_embedder
 
 pytestmark = pytest.mark.model
+#: minilm-fp32 and the onnxruntime fallback need the onnx extra (dev has it).
+needs_onnx = pytest.mark.skipif(
+    not minilm.onnx_runtime_installed(), reason="needs the onnx extra: pip install 'paperscope[onnx]'"
+)
+#: Calibrating a model needs NNCF, onnx and the ONNX graph: the calibrate extra (dev has it).
+needs_calibrate = pytest.mark.skipif(
+    not (minilm.onnx_runtime_installed() and find_spec("nncf") is not None),
+    reason="calibration needs the calibrate extra: pip install 'paperscope[calibrate]'",
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +36,14 @@ def abstracts(shared_data: Path) -> list[str]:
 def test_default_runtime_is_openvino_static_int8():
     embedder = get_embedder("minilm")
     assert (embedder.runtime, embedder.model_id) == ("openvino", "all-MiniLM-L6-v2/ov-int8-static/w256-mean")
+
+
+@needs_onnx
+def test_fp32_reference_runs_on_onnxruntime():
     assert get_embedder("minilm-fp32").model_id == "all-MiniLM-L6-v2/onnx-fp32/w256-mean"
 
 
+@needs_onnx
 def test_int8_vectors_match_fp32_on_real_abstracts(abstracts):
     int8, n_chunks = get_embedder("minilm").embed_documents(abstracts)
     fp32 = get_embedder("minilm-fp32").embed(abstracts)
@@ -50,6 +65,8 @@ def test_vectors_do_not_depend_on_batch_neighbours(abstracts):
 
 
 def _refuse_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+    if find_spec("nncf") is None:
+        return  # a plain install: nothing can calibrate
     import nncf
 
     def refuse(*args, **kwargs):
@@ -71,6 +88,7 @@ def test_the_shipped_int8_model_runs_with_no_calibration(monkeypatch: pytest.Mon
     assert {p.suffix for p in (models / "compiled").iterdir()} == {".blob"}
 
 
+@needs_calibrate
 def test_quantised_model_is_made_once_and_reused(monkeypatch: pytest.MonkeyPatch, model_cache: Path):
     # A source tree without the shipped IR calibrates on first use, once: the same bytes as shipped.
     shipped = minilm.packaged_openvino_model()
@@ -90,6 +108,7 @@ def test_quantised_model_is_made_once_and_reused(monkeypatch: pytest.MonkeyPatch
     assert not list((model_cache / "models").glob("*.tmp"))
 
 
+@needs_onnx
 def test_drop_nan_guards_removes_only_the_softmax_guards():
     import onnx
 
@@ -111,6 +130,7 @@ def test_calibration_texts_are_the_bundled_abstracts(icml_dir: Path, tmp_path: P
         minilm.calibration_texts(tmp_path)
 
 
+@needs_onnx
 def test_minilm_falls_back_to_onnxruntime_without_calibration_texts(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):

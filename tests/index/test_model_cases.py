@@ -9,6 +9,7 @@ import pytest
 
 from paperscope import Library
 from paperscope.evaluation.qrels import read_dev_queries
+from paperscope.index import minilm as minilm_module
 from paperscope.index.embed import get_embedder
 from paperscope.ingest.pipeline import record_to_paper
 from paperscope.ingest.text_list import read_text_list
@@ -29,6 +30,9 @@ def minilm():
     return get_embedder("minilm")
 
 
+@pytest.mark.skipif(
+    not minilm_module.onnx_runtime_installed(), reason="needs the onnx extra: pip install 'paperscope[onnx]'"
+)
 def test_minilm_vectors_are_unit_length_and_match_fp32(minilm):
     texts = ["Diffusion models generate images by denoising.", "Reward shaping for offline RL."]
     int8 = minilm.embed(texts)

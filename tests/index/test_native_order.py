@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from paperscope.index.dense import ann_installed
+
 SCRIPT = """
 import numpy as np
 from paperscope.index.dense import DenseIndex
@@ -19,6 +21,9 @@ print(get_embedder("minilm").embed(["speculative decoding", "graph pruning"] * 1
 
 
 @pytest.mark.model
+@pytest.mark.skipif(
+    not ann_installed(), reason="the HNSW graph needs the ann extra: pip install 'paperscope[ann]'"
+)
 def test_the_embedding_model_loads_after_an_hnsw_index_was_built(tmp_path) -> None:
     # A fresh process: in this one usearch or OpenVINO may already be loaded in either order.
     result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)

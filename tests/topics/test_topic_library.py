@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,10 @@ from paperscope.cli import cli
 from paperscope.errors import InputError, NotFound
 from paperscope.store import SCHEMA_VERSION
 from paperscope.topics import UNASSIGNED_NAME
+
+needs_png = pytest.mark.skipif(
+    find_spec("matplotlib") is None, reason="the map's PNG needs the png extra: pip install 'paperscope[png]'"
+)
 
 
 @pytest.fixture
@@ -140,6 +145,7 @@ def test_write_map_before_fit_raises(icml_library: Library, tmp_path: Path):
         icml_library.write_map(tmp_path / "map.html")
 
 
+@needs_png
 def test_map_html_is_self_contained_and_escapes_text(fitted: Library, tmp_path: Path):
     folder = tmp_path / "out"
     folder.mkdir()
@@ -165,6 +171,7 @@ def test_map_refuses_unknown_colouring_and_missing_folder(fitted: Library, tmp_p
         fitted.write_map(tmp_path / "missing" / "map.html")
 
 
+@needs_png
 def test_cli_map_writes_the_page_and_png(fitted: Library, tmp_path: Path):
     html, png = tmp_path / "m.html", tmp_path / "m.png"
     args = ["--db", str(fitted.path), "map", "--out", str(html), "--png", str(png), "--color-by", "venue"]
@@ -175,6 +182,24 @@ def test_cli_map_writes_the_page_and_png(fitted: Library, tmp_path: Path):
     assert payload["color_by"] == "venue"
     assert payload["categories"]["venue"]["names"] == ["ICML 2026"]
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_map_png_without_matplotlib_prints_one_line_and_writes_nothing(
+    fitted: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a),
+    )
+    html, png = tmp_path / "m.html", tmp_path / "m.png"
+    result = CliRunner().invoke(cli, ["--db", str(fitted.path), "map", "--out", str(html), "--png", str(png)])
+    assert result.exit_code == 1
+    assert result.output == "Error: the PNG of the map needs matplotlib; run: pip install 'paperscope[png]'\n"
+    assert not html.exists() and not png.exists()
 
 
 @pytest.mark.model

