@@ -1671,6 +1671,10 @@ def map_command(
     Example: paperscope map --out map.html --png map.png
     """
     lib = _library(ctx)
+    if png is not None:  # before a topic fit of minutes, not after it
+        from .map import require_matplotlib
+
+        require_matplotlib()
     if lib.topics_are_stale():
         _fit_topics(lib)
     lib.write_map(out, png=png, color_by=color_by, title=title)
