@@ -89,7 +89,7 @@ def open_table(
     """Return table ``name`` for ``key``, building it first when no file has it yet.
 
     Args:
-        name: what the table holds, e.g. ``"jieba-freq"``.
+        name: what the table holds, e.g. ``"cedict-senses"``.
         key: everything the rows depend on (versions, a hash of the building code).
         build: returns ``(rows, meta)``: the ``(key, JSON-serialisable value)`` pairs (later
             duplicates are ignored) and a JSON object kept with them.

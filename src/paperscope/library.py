@@ -1072,7 +1072,7 @@ class Library:
 
     @staticmethod
     def _prepare_dictionaries(progress: bool) -> None:
-        """Build the on-disk jieba and CC-CEDICT tables for Chinese queries (once per machine)."""
+        """Build the on-disk CC-CEDICT table and load rjieba for Chinese queries (under a second, once per machine)."""
         from .index.crosslingual import prepare_dictionaries
 
         started = time.perf_counter()
