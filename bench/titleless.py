@@ -46,7 +46,7 @@ from paperscope.index.search import collect_legs, fuse_legs  # noqa: E402
 from paperscope.ingest.pipeline import paper_id_for, record_to_paper  # noqa: E402
 from paperscope.ingest.text_list import read_text_list  # noqa: E402
 from paperscope.store.lexical import TITLELESS_BODY_WEIGHT  # noqa: E402
-from paperscope.text import clean_text  # noqa: E402
+from paperscope.text import identity_text  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 ICLR_DIR = DATA / "iclr2026-primary-area"
@@ -129,7 +129,7 @@ def query_sets(rows: list[dict[str, str]], removed: set[str]) -> dict[str, list[
     """Return set name → ``(query, target paper_id, target is title-less)`` for the ICLR sets."""
     sets: dict[str, list[tuple[str, str, bool]]] = {"keywords": [], "statement": []}
     for row in rows:
-        target = paper_id_for(clean_text(row["abstract"]))
+        target = paper_id_for(identity_text(row["abstract"]))
         bare = row["openreview_url"].strip() in removed
         keywords = row.get("keywords", "").replace(",", " ").strip()
         if keywords:
@@ -211,7 +211,7 @@ def main() -> None:
     removed = titleless_keys(rows, args.seed)
     lib = Library(build_library(args.workdir, rows, removed))
     lib.embeddings()
-    key_of = {paper_id_for(clean_text(r["abstract"])): r["openreview_url"].strip() for r in rows}
+    key_of = {paper_id_for(identity_text(r["abstract"])): r["openreview_url"].strip() for r in rows}
     scorings = {"today": False, "fair": True}
     print(
         f"ICLR 2026: {len(rows)} papers, {len(removed)} without a title (seed {args.seed}), keywords"

@@ -8,6 +8,7 @@ not ``CPAPER``). ``make test`` installs the three as root (the Makefile's ``brow
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -168,3 +169,34 @@ def test_bibutils_reads_the_ris_back_with_type_and_venue(
     # The venue is the proceedings' or journal's name, not lost or read as a series.
     assert all(re.search(r'^booktitle="[^"]+"', e, re.M) for e in conference), conference[0][:400]
     assert all(re.search(r'^journal="[^"]+"', e, re.M) for e in journal)
+
+
+def _pandoc_abstracts(bib: Path) -> list[str]:
+    """Return each entry's abstract as pandoc reads the BibTeX (``-f biblatex -t csljson``)."""
+    run = subprocess.run(
+        ["pandoc", "-f", "biblatex", "-t", "csljson", str(bib)], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return [item.get("abstract", "") for item in json.loads(run.stdout)]
+
+
+@pytest.mark.slow
+def test_pandoc_reads_abstracts_as_plain_text_without_tex_leftovers(icml: Library, tmp_path: Path) -> None:  # noqa: F811
+    _need("pandoc")
+    tex = tmp_path / "tex.csv"
+    tex.write_text(
+        "title,abstract\n"
+        '"Clipped Margins","We bound the loss by $\\max\\{0,x\\}$ for i.i.d.\\ and Markovian data, in'
+        ' $O(n\\log n)$ time, with labels in $\\{-1,0,1\\}$ and $\\arg\\max_x f(x,y)$."\n',
+        encoding="utf-8",
+    )
+    icml.ingest([tex])
+    abstracts = _pandoc_abstracts(_write(icml, tmp_path, "bibtex", ".bib"))
+    assert len(abstracts) == len(list(icml.papers())) == 96
+    leftovers = [a for a in abstracts if "\\" in a or "textbackslash" in a]
+    assert leftovers == []
+    (clipped,) = [a for a in abstracts if a.startswith("We bound the loss")]
+    assert clipped == (
+        "We bound the loss by max{0, x} for i.i.d. and Markovian data, in O(n log n) time, with labels"
+        " in {-1,0,1} and arg max_x f(x, y)."
+    )

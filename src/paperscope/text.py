@@ -11,12 +11,19 @@ Pipeline of :func:`clean_text` (each step runs once, in this order):
 3. URLs are set aside (they may hold ``_``, ``%`` or ``~``), markdown links become their text.
 4. LaTeX math and commands become Unicode via pylatexenc (``9.6$\\times$`` to ``9.6×``,
    ``$\\mathcal{O}(n)$`` to ``O(n)``, ``C$^2$R`` to ``C²R``, ``\\textit{x}`` to ``x``).
+   Readable as a person writes it (0.2): operator names stay words (``$n\\log n$`` to
+   ``n log n``), set braces stay (``$\\max\\{0,x\\}$`` to ``max{0, x}``), a comma in math is
+   followed by a space, and a control space (``i.i.d.\\ and``) is a space.
 5. TeX typography and inline HTML become plain text (``---`` to ``—``, ``Bradley--Terry`` to
    ``Bradley–Terry``, ````x''`` to ``“x”``, ``Fig.~3`` to ``Fig. 3``, ``H<sub>2</sub>O`` to ``H₂O``).
 6. URLs are put back and whitespace is collapsed.
 
 ``clean_text`` is idempotent: ``clean_text(clean_text(x)) == clean_text(x)`` (fuzzed by
 ``tests/fuzz/test_clean_text_fuzz.py``).
+
+``paper_id`` is not hashed from it but from :func:`identity_text`, the 0.1 rendering, so that
+improving the rendering never moves a paper's identity (``tests/ingest/test_id_stability.py``
+checks every id of ``../shared/data`` against 0.1's).
 
 HTML entities are not part of it: ingest decodes them exactly once with :func:`decode_entities`
 before storing the original text, so that ``&amp;amp;`` stays ``&amp;`` and never becomes ``&``.
@@ -46,6 +53,7 @@ __all__ = [
     "find_urls",
     "fold",
     "normalise_for_hash",
+    "identity_text",
     "has_cjk",
     "is_blank",
     "readable",
@@ -276,8 +284,9 @@ def _walker_context() -> latexwalker.LatexContextDb:
 def _convert_segment(segment: str) -> str:
     # Bare % starts a LaTeX comment and bare & is an alignment tab: both are prose here.
     escaped = re.sub(r"(?<!\\)([%&#])", r"\\\1", segment)
+    converter = _converter()
     try:
-        converted = _converter().latex_to_text(escaped, latex_context=_walker_context())
+        converted = converter.latex_to_text(escaped, latex_context=_walker_context())
     except (KeyError, IndexError):
         # pylatexenc raises KeyError or IndexError when a macro lacks an argument its replacement names
         # (``\textcolor{magenta}`` with no text after it): keep the words, drop the markup.
@@ -333,30 +342,85 @@ def _split_math(text: str) -> list[tuple[bool, str]]:
     return [p for p in parts if p[1]]
 
 
-def latex_to_text(text: str) -> str:
+#: Operator names that TeX sets upright as words (the amsmath ``\DeclareMathOperator`` set):
+#: the readable rendering keeps them apart from the letters around them (``n\log n``).
+_OPERATOR_RE = re.compile(
+    r"\\(arg\s*max|arg\s*min|argmax|argmin|arg|log|ln|lg|exp|max|min|sup|inf|lim|limsup|liminf|det|dim"
+    r"|ker|deg|gcd|Pr|sin|cos|tan|tanh|sinh|cosh|arcsin|arccos|arctan|sgn|sign|tr|rank|diag|softmax)"
+    r"(?![a-zA-Z])"
+)
+#: A TeX control space (``i.i.d.\ and``), not a line break (``\\``).
+_CONTROL_SPACE_RE = re.compile(r"(?<!\\)\\(?=\s)")
+#: A comma in math that TeX follows with a thin space (``\{0,x\}``), not one in ``1{,}000``.
+_MATH_COMMA_RE = re.compile(r",(?=[^\s\d])|(?<=[^\d\s]),(?=\d)")
+#: Inside a braced group in prose: what marks it as a set or a list (``{0, x}``, ``{x : x>0}``)
+#: that the reader must see, not TeX grouping (``{BERT}``) whose braces go.
+_SET_CONTENT_RE = re.compile(r"[,:;|=<>±∣∈]")
+#: A word of prose (not a macro name): a group holding one is text in braces (``{\\em a, b}``).
+_PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
+
+
+def _spaced_operator(m: re.Match[str]) -> str:
+    # A space where a letter, digit or closing bracket touches the name (``n\log n``,
+    # ``\log\alpha``); none before an opening one (``O(\log n)``, ``\max\{0,x\}``).
+    text, start, end = m.string, m.start(), m.end()
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    lead = " " if before.isalnum() or before in ")}]" else ""
+    trail = " " if after[:1].isalnum() or (after[:1] == "\\" and after[1:].isalpha()) else ""
+    return lead + re.sub(r"\s+", "", m.group(1)) + trail
+
+
+def latex_to_text(text: str, *, legacy: bool = False) -> str:
     r"""Turn LaTeX math and commands in ``text`` into Unicode, leaving prose untouched.
 
     Adjacent inline spans stay apart (``$f_\\theta$$g_\\phi$`` gives ``f_θ g_ϕ``).
     Math alphabets fold to plain letters (``\\mathcal{O}`` gives ``O``) through NFKC.
+    Operator names stay words (``$O(n \\log n)$`` gives ``O(n log n)``), set braces stay
+    (``$\\max\\{0,x\\}$`` gives ``max{0, x}``) and a control space is a space.
+
+    ``legacy=True`` is the rendering of paperscope 0.1 (``nlogn``, ``max0,x``), kept only for
+    :func:`identity_text`, so that ``paper_id`` does not move when the rendering improves.
     """
     if "\\" not in text and "$" not in text and "{" not in text:
         return text
+    if not legacy and "\\" in text:
+        text = _CONTROL_SPACE_RE.sub("", text)
     out: list[str] = []
     previous_math = False
     for is_math, segment in _split_math(text):
         if is_math:
+            if not legacy and "\\" in segment:
+                segment = _OPERATOR_RE.sub(_spaced_operator, segment)
             # NFKC (in _convert_segment) folds math alphabets (𝒪 to O) before superscripts are made.
             converted = _convert_segment(segment).strip()
             converted = _SUPERSCRIPT_RE.sub(_superscript, converted)
+            if not legacy and "," in converted:
+                converted = _MATH_COMMA_RE.sub(", ", converted)
             if previous_math and out and converted:
                 out.append(" ")
             out.append(converted)
         else:
             if "^" in segment:  # "10^{-3}" in prose: the braces would go before the superscript is read
                 segment = _SUPERSCRIPT_RE.sub(_superscript, segment)
-            out.append(_LATEX_CMD_RE.sub(lambda m: _convert_segment(m.group(0)), segment))
+            out.append(_LATEX_CMD_RE.sub(functools.partial(_convert_prose, legacy=legacy), segment))
         previous_math = is_math
     return "".join(out)
+
+
+def _convert_prose(m: re.Match[str], legacy: bool) -> str:
+    markup = m.group(0)
+    if (
+        not legacy
+        and markup.startswith("{")
+        and _SET_CONTENT_RE.search(markup)
+        and not _PROSE_WORD_RE.search(markup)
+        and not markup.startswith("{\\")  # a font switch's scope, ``{\\em e.g.,}``
+    ):
+        # A set or list written in braces keeps them; its content is converted as any prose.
+        inner = markup[1:-1]
+        return "{" + _LATEX_CMD_RE.sub(functools.partial(_convert_prose, legacy=legacy), inner) + "}"
+    return _convert_segment(markup)
 
 
 def _trim_url(url: str) -> str:
@@ -463,13 +527,13 @@ def _typography(text: str) -> str:
 _MAX_PASSES = 4
 
 
-def _clean_once(original: str) -> str:
+def _clean_once(original: str, legacy: bool = False) -> str:
     # Invisible characters go before NFKC: one between a letter and its combining accent would
     # otherwise keep the pair apart, and a second cleaning would compose it.
     text = _nfkc(strip_invisible(original))
     # Markdown first: `_https://x.org/a_` is an italic URL, not a URL ending in "_".
     text, urls = _protect_urls(_strip_markdown(text))
-    text = latex_to_text(text)
+    text = latex_to_text(text, legacy=legacy)
     text = _typography(text)
     if urls:
         text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
@@ -491,9 +555,24 @@ def clean_text(original: str) -> str:
     one. About 1% of real abstracts take a second pass (221 of the 23,507 records of
     ``../shared/data``); the check costs ~40 µs on top of the ~130 µs of the first.
     """
-    text = _clean_once(original)
+    return _clean(original, legacy=False)
+
+
+def identity_text(original: str) -> str:
+    r"""Return the text that ``paper_id`` is hashed from: :func:`clean_text` as paperscope 0.1 wrote it.
+
+    The two differ only where 0.2's readable TeX differs (``n\log n`` is ``nlogn`` here,
+    ``n log n`` in :func:`clean_text`; ``\max\{0,x\}`` is ``max0,x`` here): identity stays
+    fixed while what is shown, indexed and exported improves, so a library ingested by 0.1 finds
+    the same papers again. Abstracts that hold none of those constructs give ``clean_text``.
+    """
+    return _clean(original, legacy=True)
+
+
+def _clean(original: str, legacy: bool) -> str:
+    text = _clean_once(original, legacy)
     for _ in range(_MAX_PASSES - 1):
-        again = _clean_once(text)
+        again = _clean_once(text, legacy)
         if again == text:
             break
         text = again

@@ -20,7 +20,7 @@ from paperscope.index.dense import TITLELESS_COSINE_BONUS, DenseIndex
 from paperscope.index.search import search_papers
 from paperscope.ingest.pipeline import paper_id_for
 from paperscope.store.lexical import EXACT_WEIGHT, TITLE_WEIGHT, TITLELESS_BODY_WEIGHT, search_fts
-from paperscope.text import clean_text
+from paperscope.text import identity_text
 
 # (key, title or "", abstract). "kd" has "distillation" in its title and abstract but not
 # "dataset"; "dd" has no title and both words once: the issue's #19 / #36 case in miniature.
@@ -214,7 +214,7 @@ def test_on_iclr_2026_with_half_the_titles_removed_keyword_queries_find_titleles
     with Library(tmp_path / "iclr.db", embedder="fake") as lib:
         lib.ingest([table], cards=False, embed=False)
         queries = [
-            (p.keywords.replace(",", " "), paper_id_for(clean_text(p.abstract)), p.paper_key in removed)
+            (p.keywords.replace(",", " "), paper_id_for(identity_text(p.abstract)), p.paper_key in removed)
             for p in papers
             if p.keywords.strip() and is_training_item(p.paper_key)
         ]

@@ -35,7 +35,7 @@ from ..models import Card, Conflict, FileReport, IngestReport, Paper, Record, Sk
 from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
 from ..store import Store, cleanup, papers
-from ..text import clean_text, decode_entities, normalise_for_hash, strip_invisible
+from ..text import clean_text, decode_entities, identity_text, normalise_for_hash, strip_invisible
 from ..worker_guard import die_with_parent
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
@@ -75,15 +75,19 @@ _COUNT_CHUNK_BYTES = 2**20
 _DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
 # C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
 # they break SQLite's UTF-8 or the terminal and carry no text.
+#: An abstract without TeX (no ``\``, ``$`` or ``{``): its clean text is its identity text.
+_PLAIN_RE = re.compile(r"[^\\${]*")
 _INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
-def paper_id_for(clean: str) -> str:
+def paper_id_for(identity: str) -> str:
     """Return the stable ``paper_id``: the first 12 hex digits of SHA-1 of the normalised abstract.
 
-    48 bits keep the chance of any collision among 100k papers near 2e-5 (birthday bound).
+    ``identity`` is :func:`paperscope.text.identity_text` of the original abstract (not its
+    ``clean_text``, whose rendering may improve between releases). 48 bits keep the chance of any
+    collision among 100k papers near 2e-5 (birthday bound).
     """
-    return hashlib.sha1(normalise_for_hash(clean).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha1(normalise_for_hash(identity).encode("utf-8")).hexdigest()[:12]
 
 
 def content_hash_for(title: str | None, clean: str) -> str:
@@ -175,7 +179,7 @@ def record_to_paper(record: Record) -> Paper | None:
         return value if visible is value else (" ".join(visible.split()) or None)
 
     return Paper(
-        paper_id=paper_id_for(clean),
+        paper_id=paper_id_for(clean if _PLAIN_RE.fullmatch(abstract) else identity_text(abstract)),
         abstract=abstract,
         clean_text=clean,
         title=title or None,
