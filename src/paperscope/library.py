@@ -43,6 +43,7 @@ from .store.doctor import DoctorReport
 from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
 from .store.retrieval import document_frequencies, filtered_paper_ids
 from .text import has_cjk
+from .waits import doing
 
 if TYPE_CHECKING:
     from .enrich.attach import UndoReport
@@ -1023,10 +1024,11 @@ class Library:
             ModelUnavailable: the embedding model or its runtime is not installed.
         """
         started = time.perf_counter()
-        if isinstance(self._embedder_choice, str):
-            prepare_embedder(self._embedder_choice, progress=progress)
-        self._prepare_dictionaries(progress)
-        embedder = self.embedder
+        with doing("loading the embedding model"):
+            if isinstance(self._embedder_choice, str):
+                prepare_embedder(self._embedder_choice, progress=progress)
+            self._prepare_dictionaries(progress)
+            embedder = self.embedder
         self.last_prepare_s = time.perf_counter() - started  # the model and dictionaries, once per machine
         if rebuild:
             with self.store.transaction() as conn:
@@ -1478,18 +1480,20 @@ class Library:
                 )
             raise InputError("no paper is starred or kept: mark a few first (paperscope mark PAPER_ID keep)")
         self._require_vectors()
-        paper_ids, features = self._recommend_features()
-        row_of = {pid: i for i, pid in enumerate(paper_ids)}
-        rejected = [row_of[p] for p, s in triaged.items() if s == "reject" and p in row_of]
-        seen = [row_of[p] for p in triaged if p in row_of]
-        try:
-            from .triage.learn import rank_with_feedback
+        rejects = sum(1 for s in triaged.values() if s == "reject")
+        with doing(f"learning from {len(marked):,} kept and {rejects:,} rejected papers"):
+            paper_ids, features = self._recommend_features()
+            row_of = {pid: i for i, pid in enumerate(paper_ids)}
+            rejected = [row_of[p] for p, s in triaged.items() if s == "reject" and p in row_of]
+            seen = [row_of[p] for p in triaged if p in row_of]
+            try:
+                from .triage.learn import rank_with_feedback
 
-            ranked = rank_with_feedback(
-                features, [row_of[p] for p in marked if p in row_of], rejected, limit, exclude_rows=seen
-            )
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+                ranked = rank_with_feedback(
+                    features, [row_of[p] for p in marked if p in row_of], rejected, limit, exclude_rows=seen
+                )
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         liked = {paper_ids[r] for rec in ranked for r in rec.like}
         rows = papers.hit_rows(conn, [paper_ids[rec.row] for rec in ranked] + sorted(liked))
         likes = [
