@@ -6,6 +6,7 @@ a fresh library and prints wall time, CPU time, records read, papers stored and 
     PYTHONPATH=src python bench/ingest.py                 # everything, 1 GB arXiv file included
     PYTHONPATH=src python bench/ingest.py --arxiv-gb 0.1  # a smaller arXiv file
     PYTHONPATH=src python bench/ingest.py --only formats  # one part: formats, folder, airas, arxiv
+    python bench/ingest.py --only first-run --baseline b05a71a  # demo and ICLR from a fresh cache
 
 Targets (issues 2 and 3): the airas text list (~15k abstracts) at ≥ 2,000 papers/s; the whole
 ../shared/data folder in < 30 s; the 1 GB arXiv JSONL with peak RSS < 500 MB. This machine is
@@ -185,11 +186,23 @@ def main() -> None:
     parser.add_argument("--inline", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--arxiv-gb", type=float, default=1.0, help="Size of the generated arXiv JSONL (GB).")
     parser.add_argument("--sample", type=int, default=5000, help="Records per format in the per-format runs.")
-    parser.add_argument("--only", choices=["formats", "folder", "airas", "arxiv"], default=None)
+    parser.add_argument("--only", choices=["formats", "folder", "airas", "arxiv", "first-run"], default=None)
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REV",
+        help="first-run: also time this git revision (b05a71a: before issue 25).",
+    )
     args = parser.parse_args()
     if args.child:
         _child(args.child[1:], args.child[0], args.format, args.inline)
         return
+    if args.only in (None, "first-run"):
+        from _first_run import compare
+
+        compare(args.baseline)
+        if args.only:
+            return
     records = _airas_records()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

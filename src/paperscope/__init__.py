@@ -16,7 +16,7 @@ _block_telemetry()  # before OpenVINO or NNCF is imported: they would send usage
 if _TYPE_CHECKING:
     from .library import Library
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Library",
