@@ -1,4 +1,4 @@
-"""2D layout of papers for the map: UMAP on the shared kNN graph, or PCA for tiny libraries."""
+"""2D layout of papers for the map: UMAP (numpy) on the shared kNN graph, or PCA for tiny libraries."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import InputError
-from .reduce import UMAP_MIN_PAPERS, Neighbours, pca, umap_embed
+from .reduce import UMAP_MIN_PAPERS, Neighbours, pca, umap_embed, umap_learn_embed
 
-__all__ = ["Layout", "UMAPLayout", "PCALayout", "LAYOUTS", "get_layout", "normalise_coordinates"]
+__all__ = [
+    "Layout",
+    "UMAPLayout",
+    "UMAPLearnLayout",
+    "PCALayout",
+    "LAYOUTS",
+    "get_layout",
+    "normalise_coordinates",
+]
 
 
 def normalise_coordinates(points: np.ndarray) -> np.ndarray:
@@ -42,7 +50,7 @@ class Layout(Protocol):
 
 
 class UMAPLayout:
-    """UMAP to 2D with ``min_dist=0.1`` (umap-learn's default, readable spacing on a map).
+    """UMAP (in numpy) to 2D with ``min_dist=0.1`` (umap-learn's default, readable spacing on a map).
 
     Libraries under :data:`~paperscope.topics.reduce.UMAP_MIN_PAPERS` papers use PCA.
     """
@@ -52,10 +60,20 @@ class UMAPLayout:
         self.min_dist = min_dist
         self.n_epochs = n_epochs
 
+    def _embed(self, embeddings: np.ndarray, neighbours: Neighbours) -> np.ndarray:
+        return umap_embed(embeddings, neighbours, 2, self.min_dist, self.seed, self.n_epochs)
+
     def fit_transform(self, embeddings: np.ndarray, neighbours: Neighbours) -> np.ndarray:
         if embeddings.shape[0] < UMAP_MIN_PAPERS:
             return pca(embeddings, 2)
-        return umap_embed(embeddings, neighbours, 2, self.min_dist, self.seed, self.n_epochs)
+        return self._embed(embeddings, neighbours)
+
+
+class UMAPLearnLayout(UMAPLayout):
+    """As :class:`UMAPLayout`, with umap-learn's numba code (``pip install 'paperscope[umap]'``)."""
+
+    def _embed(self, embeddings: np.ndarray, neighbours: Neighbours) -> np.ndarray:
+        return umap_learn_embed(embeddings, neighbours, 2, self.min_dist, self.seed, self.n_epochs)
 
 
 class PCALayout:
@@ -66,7 +84,11 @@ class PCALayout:
 
 
 #: Layouts by short name (``fit_topics(layout=...)``).
-LAYOUTS: dict[str, type[UMAPLayout] | type[PCALayout]] = {"umap": UMAPLayout, "pca": PCALayout}
+LAYOUTS: dict[str, type[UMAPLayout] | type[PCALayout]] = {
+    "umap": UMAPLayout,
+    "umap-learn": UMAPLearnLayout,
+    "pca": PCALayout,
+}
 
 
 def get_layout(name: str, seed: int = 42) -> Layout:
@@ -77,4 +99,5 @@ def get_layout(name: str, seed: int = 42) -> Layout:
     """
     if name not in LAYOUTS:
         raise InputError(f"unknown layout {name!r}; choose one of: {', '.join(sorted(LAYOUTS))}")
-    return UMAPLayout(seed=seed) if name == "umap" else LAYOUTS[name]()
+    factory = LAYOUTS[name]
+    return factory(seed=seed) if issubclass(factory, UMAPLayout) else factory()

@@ -1,7 +1,7 @@
 """The topic pipeline: embeddings → reduce → cluster → outliers → broad topics → labels → 2D layout.
 
 1. The exact cosine kNN graph (k = 15, UMAP's default) is built once and shared by all steps.
-2. The reducer (UMAP to 5D) and the clusterer (HDBSCAN) find dense clusters; HDBSCAN leaves
+2. The reducer (UMAP to 5D, in numpy: :mod:`~paperscope.topics.manifold`) and the clusterer (HDBSCAN) find dense clusters; HDBSCAN leaves
    low-density papers out, and they are flagged (``is_outlier``).
 3. Each outlier joins the cluster that wins a similarity-weighted vote of its neighbours
    (:func:`assign_outliers`); papers that no cluster can claim, and every paper of a library
@@ -73,8 +73,8 @@ _MIN_BROAD = 10
 _MIN_COHESION_Z = 3.0
 #: The steps a progress display counts (each one's wall time lands in ``timings_ms``).
 _STEPS = ("neighbours", "reduce", "cluster", "subtopics", "layout", "label")
-#: Shown while UMAP runs: its first use in a process compiles numba code (25-50 s measured).
-_UMAP_NOTE = "umap to 5D; its first run compiles numba code, up to a minute"
+#: Shown while umap-learn runs: its first use in a process compiles numba code (25-50 s measured).
+_UMAP_LEARN_NOTE = "umap-learn to 5D; its first run compiles numba code, up to a minute"
 #: Broad topics smaller than this many papers (or 3 × the cluster size) get no subtopics.
 _MIN_SUBTOPIC_PARENT = 30
 
@@ -286,13 +286,14 @@ def fit_topics(
         paper_ids: one id per paper.
         docs: the clean text of each paper (title and abstract), used only for labels.
         embeddings: float32, shape (n_papers, dim); rows are L2-normalised here.
-        reducer: registry name (``"umap"``, ``"pca"``, ``"none"``) or an object with ``fit_transform``.
+        reducer: registry name (``"umap"``: UMAP in numpy; ``"umap-learn"``: umap-learn, from the
+            ``paperscope[umap]`` extra; ``"pca"``, ``"none"``) or an object with ``fit_transform``.
         clusterer: registry name (``"hdbscan"``, ``"kmeans"``, ``"single"``) or an object
             with ``fit_predict``; it finds the dense clusters and, inside each broad topic, the
             subtopics.
         labeller: registry name (``"keyphrases"``: c-TF-IDF over each paper's ranked keyphrases;
             ``"ctfidf"``: over all 1-2-word n-grams) or an object with ``fit`` and ``key_phrases``.
-        layout: registry name (``"umap"``, ``"pca"``) or an object with ``fit_transform``.
+        layout: registry name (``"umap"``, ``"umap-learn"``, ``"pca"``) or an object with ``fit_transform``.
         n_topics: broad topics wanted; None means :func:`auto_n_topics`.
         min_topic_size: HDBSCAN's ``min_cluster_size``; None means
             :func:`~paperscope.topics.cluster.auto_min_cluster_size` of the library size.
@@ -301,8 +302,8 @@ def fit_topics(
             the default 0 places every outlier that has a clustered neighbour, with its flag.
         seed: seed of every random step.
         progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
-            ``topics: 1/6 steps (reduce: umap, ...)``), so a long step, such as UMAP compiling
-            with numba on first use (25-50 s), is never silent.
+            ``topics: 1/6 steps (reduce: umap, ...)``), so a long step, such as umap-learn
+            compiling with numba on first use (25-50 s), is never silent.
 
     Returns:
         The topic model (not yet stored); ``elapsed_s`` and ``len(paper_ids)`` make the
@@ -311,6 +312,7 @@ def fit_topics(
     Raises:
         InputError: lengths disagree, a paper_id repeats, an embedding row is zero or not
             finite, a step name is unknown, or ``n_topics`` is below 1.
+        ModelUnavailable: ``"umap-learn"`` was asked for and umap-learn is not installed.
     """
     timings: dict[str, float] = {}
     started = clock = time.perf_counter()
@@ -364,7 +366,7 @@ def fit_topics(
         start("neighbours", f"exact cosine kNN graph, k = {n_neighbors}")
         neighbours = exact_neighbours(matrix, n_neighbors)
         lap("neighbours")
-        start("reduce", _UMAP_NOTE if reducer_name == "umap" else reducer_name)
+        start("reduce", _UMAP_LEARN_NOTE if reducer_name == "umap-learn" else reducer_name)
         reduced = reducer_obj.fit_transform(matrix, neighbours)
         lap("reduce")
         start("cluster", clusterer_name)
