@@ -303,7 +303,7 @@ def steps(
     """Return a :class:`Progress` over the ``total`` named steps of one job.
 
     Call ``stage(name)`` as each step starts and ``update()`` as it ends. A step can run for
-    a minute without any count to report (UMAP compiles with numba on first use), so line mode
+    a minute without any count to report (fitting the topics of a large library), so line mode
     writes ``topics: 1/6 steps (reduce: UMAP to 5D), 2 s`` when each step starts.
 
     Args:
