@@ -237,3 +237,18 @@ def test_serve_get_prints_a_page_as_html_and_an_api_answer_as_json(tmp_path, icm
     assert stats.exit_code == 0 and json.loads(stats.stdout)["data"]["papers"] == 95
     missing = runner.invoke(cli, [*db, "serve", "--get", "/paper/ffffffffffff"])
     assert missing.exit_code == 1 and "<html" in missing.stdout.lower()
+
+
+def test_the_help_example_outside_a_checkout_names_where_the_examples_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperscope.config import examples_dir
+
+    monkeypatch.chdir(tmp_path)  # no examples/ folder here, as after pip install
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "lib.db"), "ingest", "examples/icml2026"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: examples/icml2026: no such file or folder; nothing was ingested"
+        f" (the example lists ship with paperscope: {examples_dir()})\n"
+    )
+    assert not (tmp_path / "lib.db").exists()

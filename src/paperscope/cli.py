@@ -345,7 +345,13 @@ def ingest(
         raise click.BadParameter(str(exc).removeprefix("--map: "), param_hint="--map") from None
     missing = [p for p in paths if not p.exists()]
     if len(missing) == len(paths):  # nothing to read: do not leave a new, empty library behind
-        raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested")
+        hint = ""
+        if missing[0].as_posix().rstrip("/").endswith("examples/icml2026"):
+            from .config import examples_dir
+
+            # The README's and --help's example, run outside a checkout: the lists ship with paperscope.
+            hint = f" (the example lists ship with paperscope: {examples_dir()})"
+        raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested{hint}")
     started = time.perf_counter()
     report = _library(ctx, create=True).ingest(
         paths, fmt=fmt, progress=True, column_map=column_map, strict=strict, cards=cards, embed=embed

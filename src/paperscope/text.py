@@ -258,16 +258,23 @@ class _Latex2Text(LatexNodes2Text):
         return out
 
 
+#: Font switches whose argument pylatexenc 2 drops with the macro (``\\texttt{True}`` gave ``""``):
+#: their text is kept from 0.2 on (not in :func:`identity_text`, which stays 0.1's rendering).
+KEPT_FONT_MACROS = ("texttt", "textsf", "textup", "textmd", "textnormal")
+
+
 @functools.cache
-def _converter() -> LatexNodes2Text:
+def _converter(legacy: bool = True) -> LatexNodes2Text:
     db = get_default_latex_context_db()
     drop = ["cite", "citep", "citet", "ref", "eqref", "label", "footnote", "vspace", "hspace"]
+    kept = [] if legacy else [MacroTextSpec(name, simplify_repl="%s") for name in KEPT_FONT_MACROS]
     db.add_context_category(
         "paperscope",
         prepend=True,
         macros=[MacroTextSpec(name, simplify_repl="") for name in drop]
         + [MacroTextSpec("mbox", simplify_repl="%s"), MacroTextSpec("hbox", simplify_repl="%s")]
-        + [MacroTextSpec(name, simplify_repl=text) for name, text in ABBREVIATION_MACROS.items()],
+        + [MacroTextSpec(name, simplify_repl=text) for name, text in ABBREVIATION_MACROS.items()]
+        + kept,
     )
     # Its warnings (a macro's replacement failing) are answered in _convert_segment, never shown.
     logging.getLogger("pylatexenc").setLevel(logging.ERROR)
@@ -281,10 +288,10 @@ def _walker_context() -> latexwalker.LatexContextDb:
 
 
 @functools.lru_cache(maxsize=65536)
-def _convert_segment(segment: str) -> str:
+def _convert_segment(segment: str, legacy: bool = True) -> str:
     # Bare % starts a LaTeX comment and bare & is an alignment tab: both are prose here.
     escaped = re.sub(r"(?<!\\)([%&#])", r"\\\1", segment)
-    converter = _converter()
+    converter = _converter(legacy)
     try:
         converted = converter.latex_to_text(escaped, latex_context=_walker_context())
     except (KeyError, IndexError):
@@ -393,7 +400,7 @@ def latex_to_text(text: str, *, legacy: bool = False) -> str:
             if not legacy and "\\" in segment:
                 segment = _OPERATOR_RE.sub(_spaced_operator, segment)
             # NFKC (in _convert_segment) folds math alphabets (𝒪 to O) before superscripts are made.
-            converted = _convert_segment(segment).strip()
+            converted = _convert_segment(segment, legacy).strip()
             converted = _SUPERSCRIPT_RE.sub(_superscript, converted)
             if not legacy and "," in converted:
                 converted = _MATH_COMMA_RE.sub(", ", converted)
@@ -420,7 +427,7 @@ def _convert_prose(m: re.Match[str], legacy: bool) -> str:
         # A set or list written in braces keeps them; its content is converted as any prose.
         inner = markup[1:-1]
         return "{" + _LATEX_CMD_RE.sub(functools.partial(_convert_prose, legacy=legacy), inner) + "}"
-    return _convert_segment(markup)
+    return _convert_segment(markup, legacy)
 
 
 def _trim_url(url: str) -> str:
@@ -494,6 +501,7 @@ def decode_entities(text: str) -> str:
 _EM_DASH_RE = re.compile(r"(?<=[\w\s])---(?=[\w\s])")
 _EN_DASH_RE = re.compile(r"(?<=\w)--(?=\w)|(?<=\s)--(?=\s)")
 _TEX_QUOTES_RE = re.compile(r"``(.+?)''")
+_TEX_HALF_QUOTES_RE = re.compile(r'``([^`"]+?)"')
 _TEX_TILDE_RE = re.compile(r"(?<=[A-Za-z.])~(?=[\w\s\\])")
 _HTML_SCRIPT_RE = re.compile(r"<(sub|sup)>\s*([0-9+\-=()]{1,4})\s*</\1>", re.IGNORECASE)
 _HTML_TAG_RE = re.compile(
@@ -501,7 +509,7 @@ _HTML_TAG_RE = re.compile(
 )
 
 
-def _typography(text: str) -> str:
+def _typography(text: str, legacy: bool = True) -> str:
     """Turn TeX typography and inline HTML into plain text (each step runs only when its marker occurs).
 
     ``---`` and ``--`` between words become dashes, ````quotes''`` curly quotes, ``Fig.~3``
@@ -512,6 +520,8 @@ def _typography(text: str) -> str:
         text = _EN_DASH_RE.sub("–", text)
     if "``" in text:
         text = _TEX_QUOTES_RE.sub(r"“\1”", text)
+        if not legacy:  # a TeX opening quote closed by a plain one (````right to be forgotten"``)
+            text = _TEX_HALF_QUOTES_RE.sub(r"“\1”", text)
     if "~" in text:
         text = _TEX_TILDE_RE.sub(" ", text)
     if "<" in text:
@@ -534,7 +544,7 @@ def _clean_once(original: str, legacy: bool = False) -> str:
     # Markdown first: `_https://x.org/a_` is an italic URL, not a URL ending in "_".
     text, urls = _protect_urls(_strip_markdown(text))
     text = latex_to_text(text, legacy=legacy)
-    text = _typography(text)
+    text = _typography(text, legacy)
     if urls:
         text = _PLACEHOLDER_RE.sub(lambda m: urls[int(m.group(1))], text)
     # Markdown links become "text (url)"; the URL stays for the extractors.

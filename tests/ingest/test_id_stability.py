@@ -54,6 +54,12 @@ def test_every_shared_data_id_is_that_of_0_1(shared_data: Path) -> None:
         (r"i.i.d.\ and Markovian", "i.i.d. and Markovian", r"i.i.d.\ and Markovian"),
         (r"values in $\{-1,0,1\}$", "values in {-1,0,1}", "values in -1,0,1"),
         (r"$\arg\max_x f(x,y)$", "arg max_x f(x, y)", "max_x f(x,y)"),
+        (r"\texttt{EQUAL} in \textsf{PyTorch}", "EQUAL in PyTorch", "in"),
+        (
+            'the ``right to be forgotten". Next',
+            "the “right to be forgotten”. Next",
+            'the ``right to be forgotten". Next',
+        ),
     ],
 )
 def test_shown_text_improves_while_identity_text_stays(original: str, shown: str, identity: str) -> None:

@@ -75,8 +75,8 @@ _COUNT_CHUNK_BYTES = 2**20
 _DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
 # C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
 # they break SQLite's UTF-8 or the terminal and carry no text.
-#: An abstract without TeX (no ``\``, ``$`` or ``{``): its clean text is its identity text.
-_PLAIN_RE = re.compile(r"[^\\${]*")
+#: An abstract without TeX (no ``\``, ``$``, ``{`` or backtick): its clean text is its identity text.
+_PLAIN_RE = re.compile(r"[^\\${`]*")
 _INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
