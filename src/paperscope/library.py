@@ -1481,8 +1481,8 @@ class Library:
             raise InputError("no paper is starred or kept: mark a few first (paperscope mark PAPER_ID keep)")
         self._require_vectors()
         rejects = sum(1 for s in triaged.values() if s == "reject")
-        liked = "starred or kept" if tag is None else f"tagged {tag!r}"
-        with doing(f"learning from {len(marked):,} {liked} and {rejects:,} rejected papers"):
+        what = "starred or kept" if tag is None else f"tagged {tag!r}"
+        with doing(f"learning from {len(marked):,} {what} and {rejects:,} rejected papers"):
             paper_ids, features = self._recommend_features()
             row_of = {pid: i for i, pid in enumerate(paper_ids)}
             rejected = [row_of[p] for p, s in triaged.items() if s == "reject" and p in row_of]
