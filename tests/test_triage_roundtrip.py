@@ -497,3 +497,50 @@ def test_bibtex_of_shared_data_reads_back_with_pybtex(everything: Everything) ->
         f"BibTeX (pybtex): {differing} of {len(sample)} papers differ, each only in $ {{ }}: {not unexplained}"
     )
     assert unexplained == []
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_written_as_text_and_read_back_whole(tmp_path: Path) -> None:
+    """Kind 3 of issue 26 (OWASP CSV injection): no exported cell starts with a formula character."""
+    starts = ["=", "+", "-", "@", "\t", "\r"]
+    records = [
+        {
+            "title": f'{start}HYPERLINK("http://x.test","click") Paper {i}',
+            "authors": [f"{start}cmd|' /C calc'!A0"],
+            "abstract": f"{start}1+1 We study formula cells number {i} in exported reading lists at length.",
+            "keywords": [f"{start}SUM(A1:A2)"],
+            "venue": "ICML 2026",
+        }
+        for i, start in enumerate(starts)
+    ]
+    # A third-party file whose cell starts with a quote keeps it: only paperscope's own export is undone.
+    source = tmp_path / "formulas.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    with Library(tmp_path / "src.db") as lib:
+        lib.ingest([source], embed=False, cards=False)
+        pid = next(lib.papers()).paper_id
+        lib.tag(pid, "=tag")
+        lib.set_note(pid, "@note -1")
+        text = "".join(lib.export("csv"))
+        before = {p.paper_id: p for p in lib.papers()}
+    rows = list(csv.reader(io.StringIO(text)))
+    risky = [cell for row in rows[1:] for cell in row if cell[:1] in starts]
+    assert risky == []
+    # title, label, authors, abstract and keywords of the four records that start with = + - @
+    # (ingest strips the leading tab and CR from most fields itself), plus the tag and the note.
+    assert sum(cell.startswith("'") for row in rows[1:] for cell in row) >= 5 * 4 + 2
+    out = tmp_path / "export.csv"
+    out.write_text(text, encoding="utf-8")
+    with Library(tmp_path / "again.db") as again:
+        again.ingest([out], embed=False, cards=False)
+        after = {p.paper_id: p for p in again.papers()}
+    assert after.keys() == before.keys()
+    for pid_, paper in before.items():
+        for name in ("title", "authors", "keywords"):
+            assert getattr(after[pid_], name) == getattr(paper, name), (pid_, name)
+        # The CSV reader reads a lone CR as a line end (csv_table.read_csv), so "\r1+1" returns as "\n1+1".
+        assert after[pid_].abstract == paper.abstract.replace("\r", "\n"), pid_
+    third_party = tmp_path / "third.csv"
+    third_party.write_text("title,abstract\n'=not ours,A list whose title cell starts with a quote.\n")
+    with Library(tmp_path / "third.db") as lib:
+        lib.ingest([third_party], embed=False, cards=False)
+        assert next(lib.papers()).title == "'=not ours"

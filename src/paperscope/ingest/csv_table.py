@@ -33,9 +33,27 @@ from ..models import Record, Skip, Source
 from .fields import is_missing, mapping_to_record, resolve_columns, venue_year_from_name
 from .files import MAX_RECORD_CHARS, TooLong, iter_lines, too_long_reason
 
-__all__ = ["FORMAT", "read_csv", "sniff_delimiter", "header_columns", "split_header"]
+__all__ = [
+    "FORMAT",
+    "FORMULA_START",
+    "OWN_EXPORT_COLUMNS",
+    "defuse_formula",
+    "read_csv",
+    "restore_formula",
+    "sniff_delimiter",
+    "header_columns",
+    "split_header",
+]
 
 FORMAT = "csv"
+
+# A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV Injection":
+# https://owasp.org/www-community/attacks/CSV_Injection). paperscope's CSV export writes such a
+# cell after a single quote, which spreadsheets show as text and hide.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# The header cells that mark a file as paperscope's own export (triage.csv_out.CSV_COLUMNS starts
+# with them): only there is a leading quote before a formula character paperscope's, and removed.
+OWN_EXPORT_COLUMNS = ("paper_id", "citation_key", "label", "title", "title_source")
 
 _DELIMITERS = (",", "\t", ";", "|")
 _SEP_LINE_RE = re.compile(r"^\s*sep=(.)\s*$")
@@ -43,6 +61,20 @@ _SEP_LINE_RE = re.compile(r"^\s*sep=(.)\s*$")
 # Rows are bounded by the reader itself (MAX_RECORD_CHARS); the stdlib's 128 KiB cell limit would
 # refuse a long abstract (case 16 has 20k characters) before that.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+def defuse_formula(cell: str) -> str:
+    """Return ``cell`` with a ``'`` before it when it starts with a :data:`FORMULA_START` character.
+
+    ``"=HYPERLINK(...)"`` becomes ``"'=HYPERLINK(...)"``; any other cell is returned unchanged.
+    :func:`restore_formula` undoes it, so paperscope's own CSV round trip stays lossless.
+    """
+    return "'" + cell if cell.startswith(FORMULA_START) else cell
+
+
+def restore_formula(cell: str) -> str:
+    """Undo :func:`defuse_formula`: drop one ``'`` that stands before a :data:`FORMULA_START` character."""
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_START) else cell
 
 
 def sniff_delimiter(path: Path, header_line: str) -> str:
@@ -153,6 +185,7 @@ def read_csv(path: Path, column_map: dict[str, str] | None = None) -> Iterator[R
             str(path),
             header_line,
         )
+    own_export = tuple(header[: len(OWN_EXPORT_COLUMNS)]) == OWN_EXPORT_COLUMNS
     feeder = _Rows(lines)
     # strict: an unclosed quote is an error, not a cell that swallows the rest of the file.
     reader = csv.reader(iter(feeder), delimiter=delimiter, strict=True)
@@ -168,6 +201,8 @@ def read_csv(path: Path, column_map: dict[str, str] | None = None) -> Iterator[R
             for name, cell in zip(header, row, strict=False):
                 if not name.strip() or (name in cells and not is_missing(cells[name])):
                     continue  # a blank column, or a repeat of one that has a value already
+                if own_export:
+                    cell = restore_formula(cell)
                 cells[name] = cell.replace("\r\n", "\n").replace("\r", "\n")
             yield mapping_to_record(cells, Source(str(path), start, FORMAT), columns, defaults)
     except csv.Error as exc:

@@ -11,6 +11,10 @@ to carry marks across libraries. ``topic_label`` is paperscope's topic (not ``to
 ingest would read as the source's area). ``label`` is what a person reads as the paper's name (the
 title, or the generated label marked :data:`~paperscope.models.LABEL_MARKER`), ``title`` only a
 real title, and ``title_source`` says where it came from (``Paper.title_source``).
+
+A cell that a spreadsheet would run as a formula (one starting with ``=``, ``+``, ``-``, ``@``, tab
+or CR) is written after a ``'`` (OWASP CSV injection guidance); ``paperscope ingest`` knows its own
+export by the first columns and removes that quote again, so re-ingesting gives the same papers.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..ingest.csv_table import defuse_formula
 from ..ingest.fields import split_authors, split_list
 from ..models import Paper
 from .entry import entry_of
@@ -98,13 +103,24 @@ def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
     ]
 
 
+def _cell(value: Any) -> Any:
+    """Return a text cell made safe for a spreadsheet; other values unchanged.
+
+    CR line ends become LF (the reader's own reading; Python 3.11's csv writer would leave a lone
+    CR unquoted), then :func:`~paperscope.ingest.csv_table.defuse_formula` applies.
+    """
+    if not isinstance(value, str):
+        return value
+    return defuse_formula(value.replace("\r\n", "\n").replace("\r", "\n"))
+
+
 def write_csv(papers: Iterable[tuple[Paper, dict[str, Any]]]) -> Iterator[str]:
     """Yield the header, then one CSV row per paper (LF line ends, cells quoted as needed)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for paper, info in papers:
-        writer.writerow(_row(paper, info))
+        writer.writerow([_cell(c) for c in _row(paper, info)])
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
