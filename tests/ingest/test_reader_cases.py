@@ -12,8 +12,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from paperscope import Library
+from paperscope.cli import cli
 from paperscope.errors import InputError
 from paperscope.ingest.bibtex import read_bibtex
 from paperscope.ingest.csv_table import read_csv
@@ -489,3 +491,23 @@ def test_url_fields_give_links_inside_markdown_and_without_a_scheme(tmp_path: Pa
         "https://openreview.net/forum?id=abc123XYZ",
     ]
     assert item.external_ids == {"openreview": "abc123XYZ"}
+
+
+def test_comments_in_every_form_jabref_and_bibdesk_write_are_skipped_not_broken(tmp_path: Path) -> None:
+    """Kind 8 of issue 26: brace-less, braced, parenthesised and multi-line ``@comment`` blocks."""
+    path = Path(__file__).parent / "data" / "comments.bib"
+    items = list(read_bibtex(path))
+    assert [str(i) for i in items if isinstance(i, Skip)] == []
+    assert [(i.title, i.source.line) for i in items if isinstance(i, Record)] == [
+        ("Sparse Attention for Long Documents", 8),
+        ("Calibrated Retrieval", 18),
+    ]
+    result = CliRunner().invoke(
+        cli, ["ingest", "--db", str(tmp_path / "lib.db"), "--strict", "--no-embed", "--no-cards", str(path)]
+    )
+    assert result.exit_code == 0, result.output
+    with Library(tmp_path / "lib.db") as lib:
+        assert sorted(p.title or "" for p in lib.papers()) == [
+            "Calibrated Retrieval",
+            "Sparse Attention for Long Documents",
+        ]

@@ -14,7 +14,8 @@ bibtexparser 2 leaves undone, so this module does it (``_value``):
   and is not reported;
 * ``%`` starts a comment outside entries and on a line of its own between fields; inside a field
   value it is text (``50\%``, or a bare ``%``);
-* ``@comment`` and ``@preamble`` blocks are passed over.
+* ``@comment`` (braced, in parentheses or brace-less, as JabRef and BibDesk write it) and
+  ``@preamble`` blocks are passed over.
 
 The file is cut into entries at lines that start with ``@`` outside braces (or with an entry head
 such as ``@article{key,`` at column 0 inside an unclosed brace: an entry that never closes is
@@ -50,6 +51,10 @@ _SKIP_TYPES = {"comment", "preamble", "string"}
 _ENTRY_HEAD_RE = re.compile(r"@[A-Za-z]+\s*[{(]\s*[^\s,{}()]+\s*,")
 _PAREN_HEAD_RE = re.compile(r"\s*@\s*[A-Za-z]+\s*\(")
 _HEAD_RE = re.compile(r"\s*@\s*([A-Za-z]+)\s*[{(]\s*([^\s,{}()]*)")
+# "@comment" in any form: braced or in parentheses (JabRef's "@Comment{jabref-meta: ...}", BibDesk's
+# "@comment{BibDesk Static Groups{...}}") or brace-less ("@comment any text"), which BibTeX reads as
+# a comment up to the next "@" line (btxdoc, "The Entries": @COMMENT needs no delimiters).
+_COMMENT_HEAD_RE = re.compile(r"\s*@\s*comment(?![A-Za-z0-9_-])", re.IGNORECASE)
 _REF_RE = re.compile(r"\b(crossref|xdata)\s*=\s*[{\"]([^{}\"]*)[}\"]", re.IGNORECASE)
 _MONTHS = {
     m[:3].lower(): m
@@ -373,7 +378,7 @@ def read_bibtex(path: Path, column_map: dict[str, str] | None = None) -> Iterato
             yield Skip(str(path), start, too_long_reason("entry", int(chunk)))
             continue
         kind, key = _kind_key(chunk)
-        if kind in _SKIP_TYPES - {"string"}:
+        if kind in _SKIP_TYPES - {"string"} or _COMMENT_HEAD_RE.match(chunk):
             continue
         parsed = _parse(chunk, macros)
         if kind == "string" or parsed is None and kind in _SKIP_TYPES:
