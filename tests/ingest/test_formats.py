@@ -114,3 +114,50 @@ def test_explicit_format_overrides_sniffing(tmp_path: Path) -> None:
         report = lib.ingest([path], fmt="text-list")
         assert (report.new, report.failed) == (1, [])
         assert json.loads(json.dumps(report.to_dict()))["files"][0]["format"] == "text-list"
+
+
+@pytest.mark.parametrize("first_line_bytes", [70_000, 1_000_000, 6_000_000])
+@pytest.mark.parametrize("arxiv", [False, True])
+def test_a_json_lines_file_reads_as_json_lines_whatever_its_first_lines_length(
+    tmp_path: Path, first_line_bytes: int, arxiv: bool
+) -> None:
+    """Kind 4 of issue 26: a first line of 70 kB, 1 MB or 6 MB (past 4 MiB of look-ahead) is JSON Lines."""
+    topics = ("the first line's length", "sniffing formats from a prefix", "reading records lazily")
+    rows: list[dict[str, object]] = []
+    for i, topic in enumerate(topics):
+        abstract = f"We study {topic} in JSON Lines files and what format detection makes of it."
+        row: dict[str, object] = (
+            {
+                "id": f"2601.0000{i}",
+                "title": f"Paper {i}",
+                "abstract": abstract,
+                "categories": "cs.LG",
+                "update_date": "2026-01-05",
+            }
+            if arxiv
+            else {"title": f"Paper {i}", "abstract": abstract, "venue": "ICML 2026"}
+        )
+        rows.append(row)
+    rows[0]["comments"] = (
+        "x" * first_line_bytes
+    )  # a field no reader keeps, long enough to pass the look-ahead
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert detect_format(path) == ("arxiv-jsonl" if arxiv else "jsonl")
+    with Library(tmp_path / "lib.db") as lib:
+        report = lib.ingest([path], embed=False, cards=False)
+        assert sorted(p.title or "" for p in lib.papers()) == ["Paper 0", "Paper 1", "Paper 2"], report
+
+
+def test_a_long_broken_first_line_is_reported_by_line_not_as_one_json_object(tmp_path: Path) -> None:
+    path = tmp_path / "broken.jsonl"
+    good = json.dumps({"title": "Fine", "abstract": "A paper whose line is valid JSON."})
+    broken = '{"title": "Broken" "abstract": "' + "y" * 200_000 + '"}'  # a comma missing
+    path.write_text(broken + "\n" + good + "\n", encoding="utf-8")
+    assert detect_format(path) == "jsonl"
+    with Library(tmp_path / "lib.db") as lib:
+        report = lib.ingest([path], embed=False, cards=False)
+        assert [p.title for p in lib.papers()] == ["Fine"]
+    (file,) = report.files
+    assert file.error is None and len(file.skipped) == 1, file
+    assert str(file.skipped[0]).startswith(f"{path}:1: "), file.skipped

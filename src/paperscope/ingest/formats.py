@@ -1,6 +1,7 @@
 """Registry of readers (format name → function yielding Records) and format detection by sniffing.
 
-Detection looks at the extension and the first 64 KiB: ``@`` starts BibTeX; ``[`` a JSON
+Detection looks at the extension and the first 64 KiB (JSON Lines: the first 20 lines, read whole
+however long): ``@`` starts BibTeX; ``[`` a JSON
 array; ``{`` JSON Lines (arXiv-snapshot shaped, or paper objects); ``.csv``/``.tsv`` a CSV/TSV;
 anything else a text list, unless its first line is a CSV header (see :func:`looks_like_csv`).
 A structured file whose records carry no abstract field (queries, qrels, labels) is not a paper
@@ -139,6 +140,9 @@ def looks_like_csv(path: Path, head: str, column_map: dict[str, str] | None = No
 def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
     """Return the format name for ``path``, from its extension and its first 64 KiB.
 
+    JSON Lines are judged on their first 20 lines read whole, so a first line of any length up to
+    the reader's ``MAX_RECORD_CHARS`` reads as JSON Lines.
+
     Raises:
         InputError: the file is missing, unreadable, empty or binary, or a ``.json`` file does
             not start with ``[`` or ``{``.
@@ -157,7 +161,7 @@ def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
     if suffix in _JSON_SUFFIXES or stripped[:1] in ("[", "{"):
         items = paperlist_json.first_json_objects(path, head)
         if not items:
-            if stripped.startswith("{") and not stripped.split("\n", 1)[0].rstrip().endswith("}"):
+            if stripped.startswith("{") and not paperlist_json.first_line_closes(path):
                 raise NotAPaperList(
                     "not a paper list: one JSON object, expected an array of papers or one paper per line",
                     str(path),

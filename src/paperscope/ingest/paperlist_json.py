@@ -19,16 +19,25 @@ from ..errors import InputError
 from ..models import Record, Skip, Source
 from .fields import flatten_openreview, mapping_to_record, resolve_columns, venue_year_from_name
 from .files import (
+    TooLong,
     check_text_file,
     first_bad_utf8,
     iter_json_lines,
+    iter_lines,
     json_decoder,
     open_text,
     too_long_reason,
 )
 from .json_stream import Oversized, Undecodable, array_elements
 
-__all__ = ["FORMAT_ARRAY", "FORMAT_LINES", "read_json_array", "read_json_lines", "first_json_objects"]
+__all__ = [
+    "FORMAT_ARRAY",
+    "FORMAT_LINES",
+    "read_json_array",
+    "read_json_lines",
+    "first_json_objects",
+    "first_line_closes",
+]
 
 FORMAT_ARRAY = "json"
 FORMAT_LINES = "jsonl"
@@ -156,12 +165,54 @@ def first_json_objects(path: Path, head: str, limit: int = 20) -> list[dict[str,
             pass
         return out
     decoder = json_decoder()
-    lines = stripped.split("\n")
-    for line in lines[: len(lines) - 1 if len(head) >= 65536 else len(lines)][:limit]:
+    for line in _first_lines(path, limit):
         try:
-            item = decoder.decode(line) if line.strip() else None
+            item = decoder.decode(line)
         except (ValueError, RecursionError):
             break
         if isinstance(item, Mapping):
             out.append(flatten_openreview(item))
     return out
+
+
+def first_line_closes(path: Path) -> bool:
+    """Return True when the first non-blank line of ``path``, read whole, ends with ``}``.
+
+    JSON Lines do; a pretty-printed single object (``{`` alone on its line) does not. A line too
+    long to hold counts as closed: the reader reports it with its size.
+    """
+    try:
+        for _number, line in iter_lines(path):
+            if isinstance(line, TooLong):
+                return True
+            if line.strip():
+                return line.rstrip().endswith("}")
+    except InputError:
+        return True
+    return False
+
+
+def _first_lines(path: Path, limit: int) -> Iterator[str]:
+    """Yield up to ``limit`` whole non-blank lines from the start of ``path``, however long each is.
+
+    A line longer than ``MAX_RECORD_CHARS`` (the reader skips it with its size) is passed over; the
+    walk stops once ``_DETECT_CHARS`` characters are read and one line was yielded, so detection reads
+    a few MiB at most unless the first lines are that long. A file that is not UTF-8 ends the walk:
+    the reader reports it with its line.
+    """
+    given = 0
+    chars = 0
+    try:
+        for _number, line in iter_lines(path):
+            if isinstance(line, TooLong):
+                chars += line.chars
+                continue
+            if not line.strip():
+                continue
+            yield line
+            given += 1
+            chars += len(line)
+            if given >= limit or chars >= _DETECT_CHARS:
+                return
+    except InputError:
+        return
