@@ -1315,11 +1315,16 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
         click.echo(f"salvaged into {salvage_to}: {copied}")
         if salvaged.truncated:
             click.echo(f"  {salvaged.truncated}")
+        walked = ", ".join(f"{n:,} {t}" for t, n in salvaged.walked.items() if n)
+        if walked:
+            click.echo(f"  of these, read from pages no b-tree still reaches: {walked}")
         lost = {t: n for t, n in salvaged.lost.items() if n}
         if lost or salvaged.unreadable:
             lost_text = ", ".join(f"{n:,} {t}" for t, n in lost.items()) or "nothing"
             unreadable = (
-                f"; unreadable tables: {', '.join(salvaged.unreadable)}" if salvaged.unreadable else ""
+                f"; tables not read to their end: {', '.join(salvaged.unreadable)}"
+                if salvaged.unreadable
+                else ""
             )
             click.echo(f"  lost on damaged pages: {lost_text}{unreadable}")
         click.echo(

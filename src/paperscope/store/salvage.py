@@ -3,7 +3,9 @@
 ``paperscope doctor --salvage NEW.db`` (:meth:`paperscope.Library.salvage`) for damage that a
 reindex cannot mend (pages overwritten, a truncated copy). The damaged file is opened read-only
 and never written; ``writable_schema`` lets SQLite read a truncated file's remaining pages (it
-refuses every read of a file shorter than its header says otherwise). Rows are read in rowid ranges of ``_CHUNK``; a range that fails is split in
+refuses every read of a file shorter than its header says otherwise). Rows on leaves that no
+b-tree reaches any more (their interior page is lost) are then read from the pages themselves
+(:mod:`paperscope.store.pagewalk`). Rows are read in rowid ranges of ``_CHUNK``; a range that fails is split in
 halves down to single rows, so one bad page costs the rows on it, not the table. Rows whose text
 is not valid UTF-8 (bytes of a damaged page read as text) count as lost.
 
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .health import Truncation, truncation
+from .pagewalk import orphan_rows
 
 __all__ = ["SALVAGED_TABLES", "SalvageReport", "salvage_rows"]
 
@@ -50,14 +53,17 @@ _GIVE_UP_CHUNKS_UNBOUNDED = 16
 class SalvageReport:
     """What a salvage copied: rows copied and lost per table (``{table: count}``) and more.
 
-    ``unreadable`` names the tables that could not be read whole; ``truncated`` says how the
-    file is truncated (:func:`paperscope.store.health.truncation`), or is None.
+    ``unreadable`` names the tables that could not be read to their end (some rows may be
+    copied); ``truncated`` says how the file is truncated
+    (:func:`paperscope.store.health.truncation`), or is None; ``walked``
+    counts per table the rows (among those copied) read from pages no b-tree reached.
     """
 
     copied: dict[str, int] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
     truncated: str | None = None
+    walked: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +71,7 @@ class SalvageReport:
             "lost": self.lost,
             "unreadable": self.unreadable,
             "truncated": self.truncated,
+            "walked": self.walked,
         }
 
 
@@ -121,7 +128,7 @@ def salvage_rows(damaged: Path, target: sqlite3.Connection) -> SalvageReport:
         # A truncated file: SQLite refuses every read of a file shorter than its header says
         # unless writable_schema is on (then it reads the pages that remain); read-only here.
         old.execute("PRAGMA writable_schema = ON")
-        _copy_tables(old, target, report)
+        _copy_tables(old, target, report, damaged)
     return report
 
 
@@ -144,8 +151,15 @@ def _whole_pages(damaged: Path, cut: Truncation, target: sqlite3.Connection) -> 
         yield copy
 
 
-def _copy_tables(old: sqlite3.Connection, target: sqlite3.Connection, report: SalvageReport) -> None:
-    """Copy each of ``SALVAGED_TABLES`` from ``old`` into ``target``, filling ``report``."""
+def _copy_tables(
+    old: sqlite3.Connection, target: sqlite3.Connection, report: SalvageReport, damaged: Path
+) -> None:
+    """Copy each of ``SALVAGED_TABLES`` from ``old`` into ``target``, filling ``report``.
+
+    First through SQLite (rowid ranges), then from the orphan leaves of ``damaged``, the rows
+    under a lost interior page that SQLite cannot reach (:mod:`paperscope.store.pagewalk`).
+    """
+    failed: dict[str, list[int]] = {}
     try:
         target.execute("PRAGMA foreign_keys = OFF")  # a card whose paper row was lost: kept, then judged
         for table in SALVAGED_TABLES:
@@ -159,11 +173,12 @@ def _copy_tables(old: sqlite3.Connection, target: sqlite3.Connection, report: Sa
                 report.unreadable.append(table)
                 continue
             columns = [c for c in _columns(target, table) if c in old_columns]
-            copied, lost, whole = _copy_table(old, target, table, columns)
+            copied, failed[table], whole = _copy_table(old, target, table, columns)
             if not whole:
                 report.unreadable.append(table)
             report.copied[table] = copied
-            report.lost[table] = lost
+            report.lost[table] = len(failed[table])
+        _copy_orphans(old, target, report, damaged, failed)
         target.execute("UPDATE papers SET dedup_indexed = 0")
     finally:
         target.execute("PRAGMA foreign_keys = ON")
@@ -171,8 +186,8 @@ def _copy_tables(old: sqlite3.Connection, target: sqlite3.Connection, report: Sa
 
 def _copy_table(
     old: sqlite3.Connection, target: sqlite3.Connection, table: str, columns: list[str]
-) -> tuple[int, int, bool]:
-    """Copy the readable rows of one table in rowid ranges; return (copied, lost, whole).
+) -> tuple[int, list[int], bool]:
+    """Copy the readable rows of one table in rowid ranges; return (copied, lost rowids, whole).
 
     ``whole`` is False when the scan stopped at a run of unreadable ranges before the table's
     last rowid, or read nothing at all from a table whose last rowid is unknown. When the last
@@ -197,16 +212,52 @@ def _copy_table(
         if bounds is not None:
             failing = failing + 1 if len(lost) - before_lost > end - start else 0
             if failing >= _GIVE_UP_CHUNKS:  # the table's pages are gone from here on
-                return copied, len(lost), False
+                return copied, lost, False
         else:
             failing = 0 if rows else failing + 1
             if failing >= _GIVE_UP_CHUNKS_UNBOUNDED:
-                return copied, len([rowid for rowid in lost if rowid < last]), copied > 0
+                return copied, [rowid for rowid in lost if rowid < last], copied > 0
         target.execute("BEGIN IMMEDIATE")
         # rowcount counts the rows inserted, not what the lexical index's triggers wrote
         copied += max(target.executemany(insert, rows).rowcount, 0)
         target.execute("COMMIT")
-    return copied, len(lost), True
+    return copied, lost, True
+
+
+def _copy_orphans(
+    old: sqlite3.Connection,
+    target: sqlite3.Connection,
+    report: SalvageReport,
+    damaged: Path,
+    failed: dict[str, list[int]],
+) -> None:
+    """Copy the rows of orphan leaves (:func:`orphan_rows`) of the tables already scanned.
+
+    A row found so is no longer counted lost; ``report.walked`` says how many each table got.
+    """
+    info = {table: list(old.execute(f"PRAGMA table_info({table})")) for table in failed}
+    orphans = orphan_rows(damaged, {table: [row[2] for row in rows] for table, rows in info.items()})
+    target_columns = {table: set(_columns(target, table)) for table in orphans.rows}
+    for table, rows in orphans.rows.items():
+        names = [row[1] for row in info[table]]
+        keys = [row for row in info[table] if row[5]]
+        alias = names.index(keys[0][1]) if len(keys) == 1 and keys[0][2].upper() == "INTEGER" else None
+        copied = 0
+        target.execute("BEGIN IMMEDIATE")
+        for rowid, values in rows:
+            if alias is not None and alias < len(values):
+                values[alias] = rowid
+            kept = [(n, v) for n, v in zip(names, values, strict=False) if n in target_columns[table]]
+            insert = (
+                f"INSERT OR IGNORE INTO {table} (rowid, {', '.join(n for n, _ in kept)})"
+                f" VALUES ({', '.join('?' * (len(kept) + 1))})"
+            )
+            copied += target.execute(insert, [rowid, *(v for _, v in kept)]).rowcount
+        target.execute("COMMIT")
+        found = {rowid for rowid, _ in rows}
+        report.walked[table] = copied
+        report.copied[table] += copied
+        report.lost[table] = len([rowid for rowid in failed[table] if rowid not in found])
 
 
 def _missing_table(conn: sqlite3.Connection, table: str) -> bool:
