@@ -15,8 +15,9 @@ SIGKILL at a random moment of its measured run time, and then checks:
 The commands: ``ingest`` of the remaining ICLR files (new papers: read, first cards, full
 cards, vectors), ``cards --rebuild``, ``embed --rebuild`` and ``topics --refit``. Every count
 printed at the end must be 0, except one figure printed beside them: the vectors kept by the
-killed ``embed`` runs (rows the killed run wrote, counted before the rerun; issue 26: vectors
-are committed as they are finished, so a kill keeps all but the last second or so of work).
+killed ``embed`` runs (rows the killed run wrote, counted before the rerun: see
+:func:`vectors_kept`; issue 26: vectors are committed as they are finished, so a kill keeps
+all but the last second or so of work).
 
 Usage::
 
@@ -85,7 +86,7 @@ class Setup:
     marks: dict[str, Any]
     durations_s: dict[str, float]
     papers: int
-    top_vector_rowid: int  # the base library's last embeddings rowid: a later one is a new vector
+    vector_rows: frozenset[tuple[int, str]]  # (rowid, paper_id) of the base library's vectors
 
 
 def _rows(path: Path) -> int:
@@ -179,22 +180,24 @@ def read_marks(db: Path) -> dict[str, Any]:
         conn.close()
 
 
-def top_vector_rowid(db: Path) -> int:
-    """Return the largest rowid of the embeddings table (0 when empty)."""
+def vector_rows(db: Path) -> frozenset[tuple[int, str]]:
+    """Return ``(rowid, paper_id)`` of every stored vector."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM embeddings").fetchone()[0])
+        return frozenset(conn.execute("SELECT rowid, paper_id FROM embeddings"))
     finally:
         conn.close()
 
 
-def vectors_written_after(db: Path, rowid: int) -> int:
-    """Return how many vectors have a rowid above ``rowid`` (written since: ``INSERT OR REPLACE`` gives a new one)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return int(conn.execute("SELECT count(*) FROM embeddings WHERE rowid > ?", (rowid,)).fetchone()[0])
-    finally:
-        conn.close()
+def vectors_kept(base: frozenset[tuple[int, str]], after: frozenset[tuple[int, str]]) -> int:
+    """Return how many vectors a killed ``embed --rebuild`` had stored (a lower bound).
+
+    The rebuild deletes every vector in one transaction first, so SQLite numbers the new rows
+    from 1 again: the rows of ``after`` are all the killed run's once they differ from the
+    base's rows (fewer, or other papers at the same rowids). Unchanged rows mean it was killed
+    before the delete, or rewrote every vector in the base's own order: counted as 0.
+    """
+    return 0 if after == base else len(after)
 
 
 def lost_marks(before: dict[str, Any], after: dict[str, Any]) -> int:
@@ -284,7 +287,7 @@ def build_setup(work: Path, papers: int, embedder: str, seed: int, log: bool) ->
     if log:
         shown = ", ".join(f"{c} {s:.1f} s" for c, s in durations.items())
         print(f"uninterrupted run times: {shown}", file=sys.stderr, flush=True)
-    return Setup(base, ingest_files, read_marks(base), durations, n_papers, top_vector_rowid(base))
+    return Setup(base, ingest_files, read_marks(base), durations, n_papers, vector_rows(base))
 
 
 def one_round(setup: Setup, work: Path, command: str, after_s: float, embedder: str) -> Round:
@@ -303,7 +306,7 @@ def one_round(setup: Setup, work: Path, command: str, after_s: float, embedder: 
     if not result.corrupt:
         result.lost_marks = lost_marks(setup.marks, read_marks(db))
         if command == "embed" and ended_s is None:
-            result.vectors_kept = vectors_written_after(db, setup.top_vector_rowid)
+            result.vectors_kept = vectors_kept(setup.vector_rows, vector_rows(db))
     code, err, _ = run(db, command, setup.ingest_files, env)
     if code != 0 or "Traceback" in err:
         result.rerun_failed = err.strip().splitlines()[-1] if err.strip() else f"exit {code}"
