@@ -158,7 +158,13 @@ def _library(ctx: click.Context, create: bool = False) -> Library:
                 f"{path}: no library there; build one with `paperscope --db {path} ingest FILES` (or check {where})"
             )
         library = ctx.find_root().with_resource(Library(db))
-        if library.damaged:
+        if library.damaged and library.read_only == "it is truncated":
+            click.echo(
+                f"warning: {library.store.path}: {library.damaged}; it is opened read-only: run"
+                f" `paperscope --db {library.store.path} doctor --salvage NEW.db` to copy what it still holds",
+                err=True,
+            )
+        elif library.damaged:
             click.echo(
                 f"warning: {library.store.path} failed SQLite's quick check ({library.damaged}); it is"
                 " opened read-only: run `paperscope doctor` to see what is wrong and how to repair it",
@@ -1307,11 +1313,18 @@ def doctor(ctx: click.Context, repair: bool, salvage_to: Path | None, as_json: b
             ctx.exit(0 if report.ok else 1)
         copied = ", ".join(f"{n:,} {t}" for t, n in salvaged.copied.items())
         click.echo(f"salvaged into {salvage_to}: {copied}")
+        if salvaged.truncated:
+            click.echo(f"  {salvaged.truncated}")
+        walked = ", ".join(f"{n:,} {t}" for t, n in salvaged.walked.items() if n)
+        if walked:
+            click.echo(f"  of these, read from pages no b-tree still reaches: {walked}")
         lost = {t: n for t, n in salvaged.lost.items() if n}
         if lost or salvaged.unreadable:
             lost_text = ", ".join(f"{n:,} {t}" for t, n in lost.items()) or "nothing"
             unreadable = (
-                f"; unreadable tables: {', '.join(salvaged.unreadable)}" if salvaged.unreadable else ""
+                f"; tables not read to their end: {', '.join(salvaged.unreadable)}"
+                if salvaged.unreadable
+                else ""
             )
             click.echo(f"  lost on damaged pages: {lost_text}{unreadable}")
         click.echo(

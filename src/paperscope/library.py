@@ -252,7 +252,7 @@ class Library:
 
     @property
     def damaged(self) -> str | None:
-        """What SQLite's quick check found when the file failed it (then read-only), else None."""
+        """What SQLite's quick check found when the file failed it, or how it is truncated (then read-only), else None."""
         return self.store.damaged
 
     @property

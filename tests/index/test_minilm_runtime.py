@@ -178,3 +178,20 @@ def test_parallel_queries_give_the_same_vectors_as_the_all_core_request(monkeypa
         got = list(pool.map(lambda q: embedder.embed([q])[0], queries * 3))
     for query, vector in zip(queries * 3, got, strict=True):
         np.testing.assert_array_equal(vector, expected[query])
+
+
+def test_on_done_hands_out_the_returned_vectors_as_texts_finish(abstracts):
+    """Issue 26: what ``ensure_vectors`` commits early is exactly what the call returns."""
+    embedder = get_embedder("minilm")
+    handed: list[tuple[int, np.ndarray, int]] = []
+
+    def on_done(texts, vectors, n_chunks):
+        handed.extend(zip(texts.tolist(), vectors, n_chunks.tolist(), strict=True))
+
+    vectors, n_chunks = embedder.embed_documents(abstracts, on_done=on_done)
+    assert sorted(text for text, _, _ in handed) == list(range(40))  # each text once
+    assert [text for text, _, _ in handed] != list(range(40))  # in the order windows finish
+    for text, vector, count in handed:
+        np.testing.assert_array_equal(vector, vectors[text])
+        assert count == n_chunks[text]
+    np.testing.assert_array_equal(vectors, embedder.embed_documents(abstracts)[0])

@@ -26,6 +26,7 @@ from ..progress import progress as track_progress
 from ..store import Store
 from ..store import vectors as stored
 from .embed import Embedder, is_mostly_non_latin
+from .vector_saver import VectorSaver, takes_on_done
 
 __all__ = [
     "embedding_text",
@@ -53,7 +54,8 @@ ANN_DTYPE = "i8"
 #: k = 100, load average 11): recall@100 against exact search 0.80 / 0.94 / 0.96 for 1 / 2 / 3,
 #: at 8.7 / 16.5 / 18.2 ms median.
 ANN_OVERFETCH = 2
-#: Papers per embedder call and per commit, so an interrupted run keeps what it finished.
+#: Papers per embedder call. The embedder sorts and pads the windows of one call together, so
+#: this grouping is kept as every release has used it (another moves vectors in the 4th decimal).
 EMBED_BATCH = 512
 #: Added to the cosine of a paper without a title in a search's dense leg (issue 23). A titled
 #: paper is embedded as "Title. abstract", and a title says in a few words what a short query
@@ -122,8 +124,10 @@ def ensure_vectors(
     """Embed papers that have no current vector for ``embedder.model_id``; return how many.
 
     A paper whose content hash already has a vector (under any paper_id) reuses it, so
-    re-ingesting or re-indexing never re-embeds unchanged text. Papers are embedded and
-    committed ``EMBED_BATCH`` at a time, so an interrupted run keeps what it finished.
+    re-ingesting or re-indexing never re-embeds unchanged text. Papers go to the embedder
+    ``EMBED_BATCH`` at a time; the vectors it finishes are committed a few dozen at a time
+    (:class:`paperscope.index.vector_saver.VectorSaver`), so an interrupted run keeps what it
+    finished and the next run embeds only the rest.
 
     Args:
         store: the open library.
@@ -181,16 +185,17 @@ def ensure_vectors(
             # Batches of EMBED_BATCH papers, as every release has embedded them: the windows of
             # one call are sorted and padded together, so another grouping would change the
             # vectors in the 4th decimal; the progress bar follows the windows inside each call.
-            vectors, n_chunks = embedder.embed_documents(
-                [embedding_text(title, text, embedder.languages) for _, title, text, _ in batch],
-                progress=advance if progress else False,
-            )
-            with store.transaction() as conn:
-                stored.save_vectors(
-                    conn,
-                    embedder.model_id,
-                    [(pid, h, vectors[i], int(n_chunks[i])) for i, (pid, _, _, h) in enumerate(batch)],
-                )
+            texts = [embedding_text(title, text, embedder.languages) for _, title, text, _ in batch]
+            with VectorSaver(store, embedder.model_id, batch) as saver:
+                if takes_on_done(embedder):
+                    vectors, n_chunks = embedder.embed_documents(
+                        texts, progress=advance if progress else False, on_done=saver.take
+                    )
+                else:  # an embedder without on_done: its vectors are stored when the call ends
+                    vectors, n_chunks = embedder.embed_documents(
+                        texts, progress=advance if progress else False
+                    )
+                saver.take_rest(vectors, n_chunks)
             done += len(batch)
             advance(1.0)
             if budget_s is not None and time.perf_counter() - started >= budget_s:

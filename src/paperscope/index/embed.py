@@ -24,10 +24,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import InputError
-from .pooling import normalise_rows, split_evenly
+from .pooling import DoneCallback, normalise_rows, split_evenly
 
 __all__ = [
     "Embedder",
+    "DoneCallback",
     "EMBEDDERS",
     "DEFAULT_EMBEDDER",
     "get_embedder",
@@ -66,12 +67,20 @@ class Embedder(Protocol):
         ...
 
     def embed_documents(
-        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+        self,
+        texts: Sequence[str],
+        progress: bool | Callable[[float], None] = False,
+        on_done: DoneCallback | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(vectors, n_chunks)``: vectors as :meth:`embed`; int32 (len(texts),) windows per text.
 
         ``progress``: True for the embedder's own bar, or a callable it may call with the
         fraction done (0..1); an embedder may ignore it.
+        ``on_done``: when given, called in the calling thread after each encoded batch, before
+        the method returns, with ``(indices, vectors, n_chunks)`` of the texts finished by it
+        (int64 (k,) into ``texts``; float32 (k, dim) and int32 (k,), the very values returned
+        for them), each text once; so a caller can store them before a long call ends.
+        Optional: ``ensure_vectors`` stores after the call for an embedder without it.
         """
         ...
 
@@ -104,14 +113,16 @@ class FakeEmbedder:
     Each lower-cased word adds 1 to one of ``dim`` buckets chosen by its MD5, so texts sharing
     words have a high cosine and the vectors never change between runs. Texts of more than
     ``window`` words are split into equal windows that are pooled like the real model's.
-    ``calls`` counts the texts embedded, so tests can check what was (not) re-embedded.
+    ``calls`` counts the texts embedded, so tests can check what was (not) re-embedded. Texts
+    are encoded ``batch_size`` at a time, each batch handed to ``on_done`` as it is finished.
     """
 
     languages = "en"
 
-    def __init__(self, dim: int = 384, window: int = 64):
+    def __init__(self, dim: int = 384, window: int = 64, batch_size: int = 32):
         self.dim = dim
         self.window = window
+        self.batch_size = batch_size
         self.model_id = f"fake-bow-{dim}"
         self.calls = 0
 
@@ -123,20 +134,30 @@ class FakeEmbedder:
         return vector
 
     def embed_documents(
-        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+        self,
+        texts: Sequence[str],
+        progress: bool | Callable[[float], None] = False,
+        on_done: DoneCallback | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        self.calls += len(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         n_chunks = np.zeros(len(texts), dtype=np.int32)
-        for i, text in enumerate(texts):
-            words = _WORD_RE.findall(text.lower())
-            if not words:
-                continue
-            windows = split_evenly(len(words), self.window)
-            chunks = [normalise_rows(self._vector(words[a:b])[None, :])[0] for a, b in windows]
-            out[i] = np.mean(chunks, axis=0)
-            n_chunks[i] = len(windows)
-        return normalise_rows(out), n_chunks
+        for start in range(0, len(texts), self.batch_size):
+            end = min(start + self.batch_size, len(texts))
+            self.calls += end - start
+            for i in range(start, end):
+                words = _WORD_RE.findall(texts[i].lower())
+                if not words:
+                    continue
+                windows = split_evenly(len(words), self.window)
+                chunks = [normalise_rows(self._vector(words[a:b])[None, :])[0] for a, b in windows]
+                out[i] = np.mean(chunks, axis=0)
+                n_chunks[i] = len(windows)
+            out[start:end] = normalise_rows(out[start:end])
+            if on_done is not None:
+                on_done(
+                    np.arange(start, end, dtype=np.int64), out[start:end].copy(), n_chunks[start:end].copy()
+                )
+        return out, n_chunks
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         return self.embed_documents(texts, progress)[0]

@@ -67,7 +67,7 @@ import numpy as np
 from ..config import EXAMPLES_DIR, cache_dir
 from ..errors import ModelUnavailable
 from ..progress import progress as track_progress
-from .pooling import normalise_rows, split_evenly
+from .pooling import DoneCallback, WindowTracker, normalise_rows, pool_windows, split_evenly
 
 __all__ = [
     "MiniLMEmbedder",
@@ -676,16 +676,26 @@ class MiniLMEmbedder:
         return normalise_rows(pooled)
 
     def embed_documents(
-        self, texts: Sequence[str], progress: bool | Callable[[float], None] = False
+        self,
+        texts: Sequence[str],
+        progress: bool | Callable[[float], None] = False,
+        on_done: DoneCallback | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Embed ``texts``; return float32 (n, 384) unit rows and int32 (n,) windows per text.
 
         A text with no wordpiece (empty, or only spaces) gets a zero vector and 0 windows.
         ``progress`` is True for a bar of windows, or a callable given the fraction of
-        windows done (0..1) after each batch, for a caller that counts papers.
+        windows done (0..1) after each batch, for a caller that counts papers. ``on_done``
+        gets each text's vector as soon as its last window is embedded (see
+        :meth:`paperscope.index.embed.Embedder.embed_documents`); windows are batched across
+        all of ``texts`` exactly as without it, so the vectors do not change.
         """
-        windows, owners = self._windows(texts)
+        windows, owner_list = self._windows(texts)
+        owners = np.asarray(owner_list, dtype=np.int64)
         window_vectors = np.zeros((len(windows), self.dim), dtype=np.float32)
+        tracker = WindowTracker(owners, len(texts), on_done) if on_done is not None else None
+        if tracker is not None:
+            tracker.start(window_vectors)
         order = sorted(range(len(windows)), key=lambda k: len(windows[k]))
         report = progress if callable(progress) else None
         bar = track_progress(total=len(windows), desc="embedding", unit="windows", enabled=progress is True)
@@ -696,6 +706,8 @@ class MiniLMEmbedder:
 
         if len(batches) == 1:
             window_vectors[batches[0]] = self._run([windows[k] for k in batches[0]], single=True)
+            if tracker is not None:
+                tracker.finished(batches[0], window_vectors)
             batches = []
 
         if batches:
@@ -703,6 +715,8 @@ class MiniLMEmbedder:
 
         def take(batch: list[int], vectors: np.ndarray) -> None:
             window_vectors[batch] = vectors
+            if tracker is not None:
+                tracker.finished(batch, window_vectors)
             bar.update(len(batch))
             if report is not None:
                 report(bar.count / len(windows))
@@ -712,10 +726,7 @@ class MiniLMEmbedder:
             for batch, vectors in pool.map(run, batches):
                 take(batch, vectors)
         bar.close()
-        sums = np.zeros((len(texts), self.dim), dtype=np.float32)
-        np.add.at(sums, np.asarray(owners, dtype=np.int64), window_vectors)
-        n_chunks = np.bincount(np.asarray(owners, dtype=np.int64), minlength=len(texts)).astype(np.int32)
-        return normalise_rows(sums), n_chunks
+        return pool_windows(window_vectors, owners, np.arange(len(texts), dtype=np.int64))
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Return float32, shape (len(texts), 384), rows L2-normalised."""

@@ -83,6 +83,10 @@ class Store:
         exists = file.exists()
         if exists:
             health.check_file(file)
+            cut = health.truncation(file)
+            if cut is not None:
+                self._open_truncated(file, cut, explicit_write)
+                return
         elif read_only:
             raise StoreError(f"{file}: no library there")
         if read_only is None and exists:
@@ -127,16 +131,46 @@ class Store:
         self.conn.close()
         self._open_read_only(file, "it failed SQLite's quick check")
 
-    def _open_read_only(self, file: Path, reason: str) -> None:
+    def _open_truncated(self, file: Path, cut: health.Truncation, explicit_write: bool) -> None:
+        """Open a truncated file read-only, reading the pages it still holds.
+
+        ``writable_schema`` makes SQLite take the file's own size instead of refusing every read
+        (https://www.sqlite.org/pragma.html#pragma_writable_schema); a read-only connection
+        cannot write, so nothing else changes. Rows on the missing pages fail one by one.
+
+        Raises:
+            StoreError: ``explicit_write`` (a repair in place): a truncated file cannot be mended.
+        """
+        if explicit_write:
+            raise StoreError(
+                f"{file}: {cut}; a repair in place cannot mend it: `paperscope --db {file} doctor"
+                " --salvage NEW.db` copies the rows it still holds into a new library"
+            )
+        self.damaged = str(cut)
+        self._open_read_only(file, "it is truncated", truncated=True)
+
+    def _open_read_only(self, file: Path, reason: str, truncated: bool = False) -> None:
         """Open with ``mode=ro``; fall back to ``immutable=1`` when the WAL side files cannot exist."""
         base = "file:" + urllib.parse.quote(str(file.resolve()))
         self.read_only = reason
         self._connect(base + "?mode=ro", uri=True)
+        if truncated:
+            self.conn.execute("PRAGMA writable_schema = ON")
         try:
-            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            probe = (
+                "SELECT 1 FROM sqlite_master LIMIT 1" if truncated else "SELECT count(*) FROM sqlite_master"
+            )
+            self.conn.execute(probe).fetchone()
         except sqlite3.OperationalError:
             self.conn.close()
             self._connect(base + "?immutable=1", uri=True)
+            if truncated:
+                self.conn.execute("PRAGMA writable_schema = ON")
+        except sqlite3.DatabaseError:
+            # A truncated file whose schema lost pages: with writable_schema, SQLite keeps the
+            # part of the schema it read before the failure for the statements that follow.
+            if not truncated:
+                raise
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]

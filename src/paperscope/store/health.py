@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import cache_dir
@@ -28,6 +29,8 @@ __all__ = [
     "SQLITE_HEADER",
     "check_file",
     "check_ours",
+    "truncation",
+    "Truncation",
     "quick_check",
     "Stamp",
     "stamp_of",
@@ -69,6 +72,58 @@ def check_file(path: Path) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Truncation:
+    """A library file shorter than its header says: ``whole_pages`` of ``pages`` remain whole."""
+
+    page_size: int
+    pages: int
+    whole_pages: int
+    size_bytes: int
+
+    def __str__(self) -> str:
+        return (
+            f"the file is truncated: it holds {self.whole_pages:,} of the {self.pages:,} pages its"
+            f" header counts ({self.size_bytes:,} of {self.pages * self.page_size:,} bytes)"
+        )
+
+
+def truncation(path: Path) -> Truncation | None:
+    """Say whether ``path`` is shorter than its header says (a copy or download cut short).
+
+    The header's page size (bytes 16-17) and page count (bytes 28-31, valid while the change
+    counter at bytes 24-27 equals the version-valid-for number at 92-95) give the file's size
+    (https://www.sqlite.org/fileformat.html §1.3). SQLite then calls every read "database disk
+    image is malformed"; its ``writable_schema`` setting lets a read-only connection read the
+    pages that remain. A non-empty ``-wal`` file beside it may hold the missing pages (a
+    checkpoint cut short), so the file is then not called truncated.
+
+    Returns:
+        None when the file is whole, shorter than the 100-byte header or its header count is
+        not valid; else its sizes (``str()`` of it is one phrase for messages).
+
+    Raises:
+        StoreError: the file cannot be read.
+    """
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+        size_bytes = path.stat().st_size
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the library file: {exc.strerror or exc}") from exc
+    if len(header) < 100:
+        return None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if not page_size or not pages or header[24:28] != header[92:96] or size_bytes // page_size >= pages:
+        return None
+    return Truncation(page_size, pages, size_bytes // page_size, size_bytes)
+
+
 def check_ours(conn: sqlite3.Connection, path: str, version: int) -> None:
     """Refuse an SQLite database that another program wrote.
 
@@ -79,8 +134,14 @@ def check_ours(conn: sqlite3.Connection, path: str, version: int) -> None:
 
     Raises:
         StoreError: the database has tables but no paperscope ``papers`` table.
+        sqlite3.DatabaseError: the schema cannot be read and holds no ``papers`` table.
     """
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError:  # a truncated schema: the part read holds the papers table
+        if version > 0 and conn.execute("PRAGMA table_info(papers)").fetchall():
+            return
+        raise
     if not tables or (version > 0 and "papers" in tables):
         return
     shown = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
