@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from asgi_helpers import asgi_get
 from fastapi.testclient import TestClient
 
 from paperscope import Library
@@ -192,39 +193,11 @@ def test_an_out_of_range_year_is_a_400_and_serve_get_never_prints_a_traceback(tm
 
 def _asgi_get(app, path: str, query: bytes) -> tuple[int, dict, float]:
     """GET ``path?query`` straight through the ASGI app (httpx refuses URLs over 64 kB)."""
-    import asyncio
     import time
 
-    async def run() -> list[dict]:
-        sent: list[dict] = []
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "root_path": "",
-            "query_string": query,
-            "headers": [(b"host", b"testserver")],
-            "client": ("127.0.0.1", 50000),
-            "server": ("testserver", 80),
-        }
-
-        async def receive() -> dict:
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def send(message: dict) -> None:
-            sent.append(message)
-
-        await app(scope, receive, send)
-        return sent
-
     started = time.perf_counter()
-    sent = asyncio.run(run())
-    elapsed = time.perf_counter() - started
-    return sent[0]["status"], json.loads(b"".join(m.get("body", b"") for m in sent[1:])), elapsed
+    status, _, body = asgi_get(app, path, query)
+    return status, json.loads(body), time.perf_counter() - started
 
 
 def _error_shape(response, status: int) -> str:
@@ -530,7 +503,7 @@ def test_every_answer_matches_the_openapi_schema(client: TestClient) -> None:
     for route, methods in spec["paths"].items():
         for method, op in methods.items():
             if route.startswith("/api/") and not route.startswith(("/api/topics", "/api/map")):
-                for status in ("400", "401", "403", "404", "413", "500", "503"):
+                for status in ("400", "401", "403", "404", "413", "414", "500", "503"):
                     ref = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
                     assert ref.endswith("/ErrorResponse"), (route, method, status)
 
@@ -581,6 +554,14 @@ def test_a_missing_model_is_a_503_and_bm25_still_answers(client: TestClient, mon
 
 
 def test_a_wrong_method_and_a_wrong_route_use_the_error_shape(client: TestClient) -> None:
-    assert "Method Not Allowed" in _error_shape(client.get("/api/papers/abcdef123456/star"), 405)
-    assert _error_shape(client.post("/api/search?q=x"), 405)
+    wrong = client.get("/api/papers/abcdef123456/star")
+    assert (
+        _error_shape(wrong, 405)
+        == "GET is not allowed at /api/papers/abcdef123456/star; it takes PUT, DELETE"
+    )
+    assert wrong.headers["allow"] == "PUT, DELETE"
+    assert (
+        _error_shape(client.post("/api/search?q=x"), 405)
+        == "POST is not allowed at /api/search; it takes GET"
+    )
     assert _error_shape(client.get("/api/no/such/route"), 404) == "Not Found"

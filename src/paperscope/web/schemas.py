@@ -68,6 +68,7 @@ _ERRORS = {
     403: "Refused: a write from another Origin, or a Host this server does not serve.",
     404: "No such paper, job, topic or route.",
     413: "The request body is larger than the limit.",
+    414: "The request URL (path and query) is longer than 256 KiB.",
     500: "An unexpected error (a bug): the message names the exception type.",
     503: "The server is busy (every library connection in use, or the database locked by a write).",
 }
