@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from paperscope import Library
+from paperscope.errors import InputError
 from paperscope.web import create_app
-from paperscope.web.jobs import safe_file_name
+from paperscope.web.jobs import NAME_PATTERN, safe_file_name
 
 FIRST = "ICML 2026 Papers\n\nWe present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n"
 UPLOAD = (
@@ -132,6 +134,31 @@ def test_an_unusable_name_is_a_400(client: TestClient, tmp_path: Path, name: str
 def test_safe_file_name_keeps_the_extension_of_a_long_name() -> None:
     name = safe_file_name("x" * 300 + ".jsonl")
     assert name.endswith(".jsonl") and len(name) == 120
+
+
+@pytest.mark.parametrize(
+    ("name", "stored"),
+    [
+        ("papers.txt", "papers.txt"),
+        ("C:\\lists\\icml 2026.txt", "icml 2026.txt"),
+        ("../../etc/passwd", "passwd"),
+        ("论文.txt", "论文.txt"),
+        ("论文", None),  # no ASCII letter or digit: the schema's pattern refuses it too
+        ("lists/", None),
+        ("a/..", None),
+        ("\x9e<¡\x02", None),
+        ("_" * 200 + "a", "_" * 118 + "a"),  # the cut keeps the letters
+        ("." * 5 + "x.csv", "x.csv"),
+    ],
+)
+def test_safe_file_name_follows_the_pattern_the_schema_states(name: str, stored: str | None) -> None:
+    """The upload's ``name`` is usable exactly when it matches NAME_PATTERN (of /openapi.json)."""
+    assert bool(re.search(NAME_PATTERN, name)) is (stored is not None)
+    if stored is None:
+        with pytest.raises(InputError, match="is not a usable file name"):
+            safe_file_name(name)
+    else:
+        assert safe_file_name(name) == stored
 
 
 def test_an_empty_upload_and_a_missing_name_are_400(client: TestClient, tmp_path: Path) -> None:

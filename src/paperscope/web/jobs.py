@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from ..config import cache_dir
@@ -38,6 +38,7 @@ __all__ = [
     "MAX_QUEUED_JOBS",
     "MAX_UPLOAD_BYTES",
     "safe_file_name",
+    "NAME_PATTERN",
     "uploads_dir_for",
 ]
 
@@ -51,6 +52,9 @@ KEPT_JOBS = 100
 #: (progress desc, unit) of the ingest's stages → the job's phase (other progresses are inner steps).
 _PHASES = {("reading", "lines"): "read", ("cards", "papers"): "cards", ("embedding", "papers"): "embed"}
 _NAME_CHARS = re.compile(r"[^\w.\- ]+")
+#: What an upload's ``name`` must match (ECMA-262, as in JSON Schema): an ASCII letter or digit
+#: after the last slash or backslash.
+NAME_PATTERN = r"[A-Za-z0-9][^/\\]*$"
 _MAX_NAME_CHARS = 120
 
 
@@ -63,24 +67,29 @@ class QueueFull(PaperscopeError):
 def safe_file_name(name: str) -> str:
     """Return ``name`` as a plain file name that cannot leave its folder.
 
-    Folders (forward or back slashes) are dropped, characters other than letters, digits, ``.``,
-    ``-``, ``_`` and spaces become ``_``, leading dots and spaces go (no hidden files, no
-    ``..``), and the name is cut to 120 characters keeping its extension (format detection
-    reads it).
+    Only the part after the last forward or back slash is kept, and it must hold an ASCII letter
+    or digit (:data:`NAME_PATTERN`, the rule ``/openapi.json`` states). Characters other than
+    letters, digits, ``.``, ``-``, ``_`` and spaces become ``_``, leading dots and spaces go (no
+    hidden files, no ``..``), and the name is cut to 120 characters keeping its extension
+    (format detection reads it).
 
     Raises:
-        InputError: nothing is left of the name.
+        InputError: the last part of the name holds no ASCII letter or digit.
     """
-    base = PurePosixPath(name.replace("\\", "/")).name
+    base = re.split(r"[/\\]", name)[-1]
+    if not re.search(r"[A-Za-z0-9]", base):
+        raise InputError(
+            f"name {name!r} is not a usable file name: give the list's own name, e.g. ?name=papers.txt"
+        )
     base = _NAME_CHARS.sub("_", base).strip().lstrip(". ")
     if len(base) > _MAX_NAME_CHARS:
         stem, dot, ext = base.rpartition(".")
         ext = ext[:16] if dot else ""
-        base = (stem if dot else base)[: _MAX_NAME_CHARS - len(ext) - 1].rstrip() + (f".{ext}" if ext else "")
-    if not base or set(base) <= {"_", ".", " ", "-"}:
-        raise InputError(
-            f"name {name!r} is not a usable file name: give the list's own name, e.g. ?name=papers.txt"
-        )
+        keep = _MAX_NAME_CHARS - len(ext) - 1
+        head = (stem if dot else base)[:keep]
+        if not re.search(r"[A-Za-z0-9]", head + ext):  # the letters are further on: keep those
+            head = (stem if dot else base)[-keep:]
+        base = head.strip().lstrip(". ") + (f".{ext}" if ext else "")
     return base
 
 

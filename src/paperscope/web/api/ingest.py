@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ...errors import InputError
+from ..jobs import NAME_PATTERN
 from ..schemas import ERROR_RESPONSES, Envelope, ErrorResponse, IngestAccepted, IngestJobModel
 from ..security import BodyTooLarge
 from .deps import ok, reject_unknown_query
@@ -35,13 +36,24 @@ router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR
         "requestBody": {
             "required": True,
             "description": "The list file's raw bytes (text, JSON, JSON Lines, CSV or BibTeX).",
-            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary", "minLength": 1}}
+            },
         }
     },
 )
 async def upload(
     request: Request,
-    name: Annotated[str, Query(min_length=1, max_length=255, description="the file's name, e.g. papers.txt")],
+    name: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=255,
+            description="the file's name, e.g. papers.txt: its part after the last slash must hold an"
+            " ASCII letter or digit; it is stored under that part, sanitised",
+            json_schema_extra={"pattern": NAME_PATTERN},
+        ),
+    ],
 ) -> dict[str, Any]:
     """Store the body as the file ``name`` and queue its ingest; returns the job id (202).
 
