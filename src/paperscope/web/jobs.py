@@ -8,6 +8,11 @@ as the job's transactions commit (their caches are keyed on the library's finger
 ``:memory:`` library has only one instance: its job checks it out, and requests wait for it.
 
 Job state lives in memory (a restarted server forgets its jobs; the papers stay stored).
+
+Retention: an uploaded file is deleted as soon as its job ends, done or failed (or is dropped
+from the queue when the server stops), unless the upload asked to keep it (``keep=true``), in
+which case it stays in the uploads folder until someone deletes it. The papers' provenance
+names the file either way.
 """
 
 from __future__ import annotations
@@ -119,6 +124,8 @@ class IngestJob:
     report: dict[str, Any] | None = None
     new_paper_ids: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Whether the uploaded file stays after the job ends (else it is deleted then).
+    keep: bool = False
     started_at: float | None = None
     finished_at: float | None = None
     #: Held while the worker changes the job and while a snapshot reads it (shared with IngestJobs).
@@ -177,8 +184,12 @@ class IngestJobs:
         raise InputError(f"too many uploads named {name!r}; rename the file")
 
     # -- jobs -------------------------------------------------------------------------------
-    def submit(self, path: Path) -> IngestJob:
+    def submit(self, path: Path, keep: bool = False) -> IngestJob:
         """Queue the stored upload at ``path``; return its job.
+
+        Args:
+            path: the stored upload (in the uploads folder).
+            keep: keep the file after the job ends; by default it is deleted then.
 
         Raises:
             QueueFull: ``MAX_QUEUED_JOBS`` jobs are already waiting.
@@ -191,7 +202,7 @@ class IngestJobs:
                 raise QueueFull(
                     f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
                 )
-            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path, lock=self._lock)
+            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path, keep=keep, lock=self._lock)
             self._jobs[job.job_id] = job
             self._order.append(job.job_id)
             self._forget_old()
@@ -229,6 +240,7 @@ class IngestJobs:
                 "report": job.report,
                 "new_paper_ids": list(job.new_paper_ids),
                 "error": job.error,
+                "keep": job.keep,
                 "queued_ahead": ahead,
                 "elapsed_s": round(now - job.started_at, 3) if job.started_at is not None else None,
             }
@@ -261,6 +273,7 @@ class IngestJobs:
             for job in self._jobs.values():
                 if job.state == "queued":
                     job.state, job.error = "failed", "the server stopped before this upload was ingested"
+                    self._discard_upload(job)
         self._queue.put(None)
         if thread is not None:
             thread.join(timeout_s)
@@ -282,8 +295,11 @@ class IngestJobs:
             with self._lock:
                 job.state, job.started_at = "running", time.perf_counter()
             try:
-                with self._library() as library:
-                    self._run(job, library)
+                try:
+                    with self._library() as library:
+                        self._run(job, library)
+                finally:  # before the state says the job ended: a client never sees it otherwise
+                    self._discard_upload(job)
             except Exception as exc:  # reported in the job's error; the worker goes on
                 with self._lock:
                     job.state, job.error = "failed", self._scrub(job, f"{type(exc).__name__}: {exc}")
@@ -294,6 +310,12 @@ class IngestJobs:
                     job.state = "done"
             finally:
                 job.finished_at = time.perf_counter()
+
+    @staticmethod
+    def _discard_upload(job: IngestJob) -> None:
+        """Delete the job's uploaded file unless it was uploaded with ``keep`` (see the module doc)."""
+        if not job.keep:
+            job.path.unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def _library(self) -> Iterator[Library]:

@@ -6,7 +6,8 @@ outside it, counting bytes as they arrive: past the limit (50 MiB by default,
 ``PAPERSCOPE_MAX_UPLOAD_MB`` or ``create_app(max_upload_bytes=)``) the partial file is deleted
 and the answer is a 413. The stored file is then queued as an ingest job (one runs at a time,
 the others wait in order; a full queue is a 409), which reads it, builds its cards and embeds
-its papers on a background thread while every other route keeps answering.
+its papers on a background thread while every other route keeps answering. The file is deleted
+when its job ends, done or failed, unless the upload says ``keep=true``.
 """
 
 from __future__ import annotations
@@ -54,8 +55,17 @@ async def upload(
             json_schema_extra={"pattern": NAME_PATTERN},
         ),
     ],
+    keep: Annotated[
+        bool,
+        Query(
+            description="keep the uploaded file in the uploads folder after the job; by default it is"
+            " deleted as soon as the job ends, done or failed (the papers stay)"
+        ),
+    ] = False,
 ) -> dict[str, Any]:
     """Store the body as the file ``name`` and queue its ingest; returns the job id (202).
+
+    The stored file is deleted when the job ends (done or failed) unless ``keep=true``.
 
     Errors: 400 an unusable name or an empty body; 409 too many uploads waiting; 413 a body
     over the upload limit (nothing is kept).
@@ -75,14 +85,14 @@ async def upload(
         if size == 0:
             raise InputError("empty upload: send the file's bytes as the request body")
         os.replace(part, path)
-        job = jobs.submit(path)
+        job = jobs.submit(path, keep=keep)
     except BaseException:
         path.unlink(missing_ok=True)
         raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             part.unlink()
-    return ok({"job_id": job.job_id, "name": path.name, "size_bytes": size, "state": job.state})
+    return ok({"job_id": job.job_id, "name": path.name, "size_bytes": size, "state": job.state, "keep": keep})
 
 
 @router.get("/ingest/{job_id}", response_model=Envelope[IngestJobModel])
