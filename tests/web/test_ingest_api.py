@@ -349,3 +349,47 @@ def test_a_job_reports_each_phase_with_its_counts(
     assert {"read", "cards", "embed", "done"} <= set(phases)
     assert ("cards", 2, 2) in seen and ("embed", 2, 2) in seen
     assert seen[0] == ("read", 0, None)  # lines are counted only when ingest shows progress
+
+
+def test_no_answer_shows_a_server_folder_with_a_relative_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--db web.db`` (relative), reports, errors and every read answer hold file names only."""
+    monkeypatch.chdir(tmp_path)
+    folders = {str(tmp_path), str(tmp_path.resolve()), "web.uploads"}
+    bodies = [
+        ("ok.txt", UPLOAD.encode()),
+        ("broken.json", b'[{"title": "unclosed'),
+        ("utf16.csv", "title,abstract\n".encode("utf-16")),
+        ("no abstract.jsonl", b'{"title": "T"}\nnot json\n'),
+        ("cut.bib", b"@article{a, title={T}"),
+    ]
+    library = Library("web.db")
+    answers = []
+    with TestClient(create_app(library)) as client:
+        for name, body in bodies:
+            job = _upload(client, name, body).json()["data"]
+            _wait(client, job["job_id"])
+            answers.append(client.get(f"/api/ingest/{job['job_id']}").text)
+
+        def crash(self: Library, paths, *args, **kwargs):
+            raise OSError(f"cannot read {Path(paths[0]).resolve()} (in {Path(paths[0]).parent.absolute()})")
+
+        monkeypatch.setattr(Library, "ingest", crash)
+        job = _upload(client, "crash.txt", UPLOAD.encode()).json()["data"]
+        assert _wait(client, job["job_id"])["error"] == "OSError: cannot read crash.txt (in uploads)"
+        answers.append(client.get(f"/api/ingest/{job['job_id']}").text)
+        paper_id = client.get("/api/browse").json()["data"]["hits"][0]["paper_id"]
+        for url in ("/api/stats", "/api/browse", "/api/search?q=Zorblax", f"/api/papers/{paper_id}"):
+            answers.append(client.get(url).text)
+        answers += [
+            client.get(f"/api/export?format={fmt}").text for fmt in ("jsonl", "csv", "bibtex", "html")
+        ]
+    library.close()
+    reports = [json.loads(a)["data"]["report"] for a in answers[:5]]
+    assert [r["files"][0]["path"] for r in reports] == [name for name, _ in bodies]
+    assert reports[1]["files"][0]["error"] == (
+        "broken.json:1: malformed JSON: Unterminated string starting at (column 12)"
+    )
+    for answer in answers:
+        assert not any(folder in answer for folder in folders), answer[:500]

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..config import cache_dir
@@ -358,9 +358,16 @@ class IngestJobs:
         job.set_phase("done", job.done, job.total)
 
     def _scrub(self, job: IngestJob, text: str) -> str:
-        """Return ``text`` with the uploads folder cut from every path (file names only leave)."""
-        text = text.replace(str(job.path), job.name)
-        return text.replace(str(self.uploads_dir) + os.sep, "").replace(str(self.uploads_dir), "uploads")
+        """Return ``text`` with the uploads folder cut from every path (file names only leave).
+
+        The folder is cut in each form a reader may print it: as given (relative, with a relative
+        ``--db``), absolute and with links resolved, longest first.
+        """
+        for form in _path_forms(job.path):
+            text = text.replace(form, job.name)
+        for form in _path_forms(self.uploads_dir):
+            text = text.replace(form + os.sep, "").replace(form, "uploads")
+        return text
 
     def _report(self, job: IngestJob, report: IngestReport) -> dict[str, Any]:
         """Return the ingest report as JSON, with file names instead of local paths."""
@@ -375,7 +382,7 @@ class IngestJobs:
         data["warnings"] = [self._scrub(job, w) for w in report.warnings]
         data["files"] = [
             {
-                "path": job.name if Path(f.path) == job.path else self._scrub(job, f.path),
+                "path": PurePath(f.path).name,  # the job reads one file: its name, never a folder
                 "format": f.format,
                 "read": f.read,
                 "new": f.new,
@@ -391,3 +398,8 @@ class IngestJobs:
             for f in report.files
         ]
         return data
+
+
+def _path_forms(path: Path) -> list[str]:
+    """Return ``path`` as given, absolute and resolved: the forms a message may hold, longest first."""
+    return sorted({str(path), str(path.absolute()), str(path.resolve())}, key=len, reverse=True)
