@@ -202,7 +202,9 @@ class IngestJobs:
                 raise QueueFull(
                     f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
                 )
-            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path, keep=keep, lock=self._lock)
+            job = IngestJob(
+                job_id=uuid.uuid4().hex[:16], name=path.name, path=path, keep=keep, lock=self._lock
+            )
             self._jobs[job.job_id] = job
             self._order.append(job.job_id)
             self._forget_old()

@@ -344,7 +344,9 @@ class IngestAccepted(BaseModel):
     name: str = Field(description="The file name it was stored under (sanitised).")
     size_bytes: int
     state: Literal["queued", "running", "done", "failed"]
-    keep: bool = Field(description="The file stays after the job (keep=true); else it is deleted when the job ends.")
+    keep: bool = Field(
+        description="The file stays after the job (keep=true); else it is deleted when the job ends."
+    )
 
 
 class IngestJobModel(BaseModel):
@@ -365,6 +367,8 @@ class IngestJobModel(BaseModel):
     )
     new_paper_ids: list[str] = Field(description="The papers this job added, in file order.")
     error: str | None = Field(description="Why the job failed (state failed), else null.")
-    keep: bool = Field(description="The uploaded file stays after the job; else it is deleted when the job ends.")
+    keep: bool = Field(
+        description="The uploaded file stays after the job; else it is deleted when the job ends."
+    )
     queued_ahead: int = Field(description="Jobs queued before this one (0 once it runs).")
     elapsed_s: float | None = Field(description="Wall seconds since the job started running.")

@@ -129,7 +129,9 @@ Like = Annotated[
 ]
 Mode = Annotated[str, Query(description="hybrid, bm25 or dense", json_schema_extra=one_of(MODES))]
 #: The 409 of a recommendation with nothing marked to learn from.
-NOTHING_MARKED = {409: {"model": ErrorResponse, "description": "No paper is starred or kept (or tagged)."}}
+NOTHING_MARKED: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorResponse, "description": "No paper is starred or kept (or tagged)."}
+}
 
 
 def _search(lib: Library, q: str, limit: int, mode: str, filters: Filters, like: str = "") -> list[Any]:
