@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["PaperscopeError", "InputError", "NotFound", "ModelUnavailable", "StoreError", "ReadOnlyLibrary"]
+__all__ = [
+    "PaperscopeError",
+    "InputError",
+    "NothingMarked",
+    "NotFound",
+    "ModelUnavailable",
+    "StoreError",
+    "ReadOnlyLibrary",
+]
 
 
 class PaperscopeError(Exception):
@@ -27,6 +35,15 @@ class InputError(PaperscopeError):
         if path and line is not None:
             where = f"{path}:{line}"
         super().__init__(f"{where}: {reason}" if where else reason)
+
+
+class NothingMarked(InputError):
+    """A recommendation needs starred, kept (or tagged) papers and the library has none yet.
+
+    The web API answers it with 409: the request is fine, the library's state does not allow it yet.
+    """
+
+    http_status = 409
 
 
 class NotFound(PaperscopeError):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .analyzer import LEXICAL_ANALYZER
 from .config import cache_dir, default_db_path
-from .errors import InputError, NotFound
+from .errors import InputError, NotFound, NothingMarked
 from .example import Example
 from .index.bm25 import MemoryBM25, query_terms
 from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, chars_notice, cut_text
@@ -699,12 +699,6 @@ class Library:
             raise InputError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
         if year is not None and not (isinstance(year, int) and 1 <= year <= 9999):
             raise InputError(f"year must be a whole number from 1 to 9999, got {year!r}")
-        if contribution is not None:
-            from .extract.contributions import CONTRIBUTION_TYPES
-        if contribution is not None and contribution.strip().lower() not in CONTRIBUTION_TYPES:
-            raise InputError(
-                f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
-            )
         allowed = self._allowed(
             venue,
             year,
@@ -863,6 +857,12 @@ class Library:
         day: str | None = None,
     ) -> set[str] | None:
         """Return the paper_ids every given filter allows (None: no filter given)."""
+        if contribution is not None:
+            from .extract.contributions import CONTRIBUTION_TYPES
+        if contribution is not None and contribution.strip().lower() not in CONTRIBUTION_TYPES:
+            raise InputError(
+                f"unknown contribution type {contribution!r}; choose one of: {', '.join(CONTRIBUTION_TYPES)}"
+            )
         allowed = filtered_paper_ids(
             self.store.conn, venue, year, decision, source_area, has_code, dataset, contribution, area
         )
@@ -878,8 +878,10 @@ class Library:
             tagged = marks.marked_ids(self.store.conn, tag=tag.strip())
             allowed = tagged if allowed is None else allowed & tagged
         if session is not None or day is not None:
+            from .schedule import parse_day
             from .store.sessions import session_paper_ids
 
+            day = parse_day(day) if day is not None else None
             presented = session_paper_ids(self.store.conn, session, day)
             allowed = presented if allowed is None else allowed & presented
         return allowed
@@ -1463,7 +1465,8 @@ class Library:
         contributed most, ``Hit.like`` the labels of the positives the hit is closest to.
 
         Raises:
-            InputError: no paper is starred, kept (or tagged ``tag``), papers lack a vector (it
+            NothingMarked: no paper is starred, kept (or tagged ``tag``): an InputError.
+            InputError: papers lack a vector (it
                 never embeds: run ``embed``), or ``limit`` is out of range.
         """
         _check_limit(limit)
@@ -1475,10 +1478,12 @@ class Library:
             marked = marks.marked_ids(conn, tag=tag)
         if not marked:
             if tag:
-                raise InputError(
+                raise NothingMarked(
                     f"no paper is tagged {tag!r}: tag a few first (paperscope tags add PAPER_ID {tag})"
                 )
-            raise InputError("no paper is starred or kept: mark a few first (paperscope mark PAPER_ID keep)")
+            raise NothingMarked(
+                "no paper is starred or kept: mark a few first (paperscope mark PAPER_ID keep)"
+            )
         self._require_vectors()
         rejects = sum(1 for s in triaged.values() if s == "reject")
         what = "starred or kept" if tag is None else f"tagged {tag!r}"

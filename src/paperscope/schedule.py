@@ -25,7 +25,17 @@ from .errors import InputError
 from .links import paper_links
 from .store import marks, papers, sessions
 
-__all__ = ["Slot", "SessionGroup", "DayPlan", "Plan", "session_uid", "find_clashes", "build_plan", "plan_for"]
+__all__ = [
+    "Slot",
+    "SessionGroup",
+    "DayPlan",
+    "Plan",
+    "session_uid",
+    "find_clashes",
+    "build_plan",
+    "plan_for",
+    "parse_day",
+]
 
 #: The link a session's paper is shown with: the first of these kinds the paper has.
 _LINK_ORDER = ("openreview", "arxiv", "doi", "pdf", "url", "project", "code")
@@ -238,6 +248,18 @@ def chosen_ids(
     return keep
 
 
+def parse_day(day: str) -> str:
+    """Return ``day`` as ``YYYY-MM-DD`` (the form sessions store).
+
+    Raises:
+        InputError: ``day`` is not a ``YYYY-MM-DD`` date.
+    """
+    try:
+        return datetime.strptime(day, "%Y-%m-%d").date().isoformat()
+    except ValueError:
+        raise InputError(f"--day {day!r} is not a date: write it as YYYY-MM-DD (2026-07-14)") from None
+
+
 def plan_for(
     conn: sqlite3.Connection,
     state: str | None = None,
@@ -261,10 +283,7 @@ def plan_for(
 
     """
     if day is not None:
-        try:
-            day = datetime.strptime(day, "%Y-%m-%d").date().isoformat()
-        except ValueError:
-            raise InputError(f"--day {day!r} is not a date: write it as YYYY-MM-DD (2026-07-14)") from None
+        day = parse_day(day)
     keep = chosen_ids(conn, state, starred, tag)
     if paper_ids is not None:
         wanted = set(paper_ids)

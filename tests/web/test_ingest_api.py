@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from paperscope import Library
+from paperscope.errors import InputError
 from paperscope.web import create_app
-from paperscope.web.jobs import safe_file_name
+from paperscope.web.jobs import NAME_PATTERN, safe_file_name
 
 FIRST = "ICML 2026 Papers\n\nWe present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n"
 UPLOAD = (
@@ -39,8 +41,9 @@ def client(lib: Library) -> Iterator[TestClient]:
         yield test_client
 
 
-def _upload(client: TestClient, name: str, body: bytes, **headers: str):
-    return client.post("/api/ingest", params={"name": name}, content=body, headers=headers)
+def _upload(client: TestClient, name: str, body: bytes, keep: bool = False, **headers: str):
+    params = {"name": name, **({"keep": "true"} if keep else {})}
+    return client.post("/api/ingest", params=params, content=body, headers=headers)
 
 
 def _wait(client: TestClient, job_id: str) -> dict:
@@ -66,8 +69,9 @@ def test_an_upload_is_ingested_by_a_job_and_searchable_at_once(client: TestClien
     assert file_report["skipped"][0]["reason"]
     assert str(tmp_path) not in json.dumps(status)  # file names only, never a local folder
     assert set(report["phases"]) == {"cards", "embed"} and report["phases"]["embed"]["count"] == 2
-    # The file was stored in the library's uploads folder, beside the database.
-    assert (tmp_path / "web.uploads" / "new list.txt").read_text(encoding="utf-8") == UPLOAD
+    # The file was stored in the library's uploads folder, beside the database, and deleted
+    # once the job was done (no keep=true).
+    assert (tmp_path / "web.uploads").is_dir() and list((tmp_path / "web.uploads").iterdir()) == []
     # Another pooled Library (not the job's) finds a new paper right away, in every mode.
     for mode in ("bm25", "hybrid", "dense"):
         hits = client.get("/api/search", params={"q": "Zorblax molecules tokenizer", "mode": mode}).json()
@@ -107,7 +111,7 @@ def test_uploads_never_leave_the_uploads_folder(client: TestClient, tmp_path: Pa
         (".hidden.txt", "hidden.txt"),
         ("a<b>|c.txt", "a_b_c.txt"),
     ):
-        response = _upload(client, name, FIRST.encode())
+        response = _upload(client, name, FIRST.encode(), keep=True)
         assert response.status_code == 202, name
         assert response.json()["data"]["name"] == stored
         _wait(client, response.json()["data"]["job_id"])
@@ -116,9 +120,72 @@ def test_uploads_never_leave_the_uploads_folder(client: TestClient, tmp_path: Pa
     )
     assert not (tmp_path / "evil.txt").exists() and not (tmp_path.parent / "evil.txt").exists()
     # The same name again gets a name of its own; the first file is kept.
-    again = _upload(client, "evil.txt", UPLOAD.encode()).json()["data"]
+    again = _upload(client, "evil.txt", UPLOAD.encode(), keep=True).json()["data"]
     assert again["name"] == "evil-2.txt" and (uploads / "evil.txt").read_text() == FIRST
     _wait(client, again["job_id"])
+
+
+def test_an_upload_is_deleted_when_its_job_ends_done_or_failed(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retention: no uploaded file outlives its job unless the upload says keep=true."""
+    uploads = tmp_path / "web.uploads"
+    done = _upload(client, "list.txt", UPLOAD.encode()).json()["data"]
+    failed = _upload(client, "broken.json", b'[{"title": "unclosed').json()["data"]
+    assert (done["keep"], failed["keep"]) == (False, False)
+    assert _wait(client, done["job_id"])["state"] == "done"
+    failed_job = _wait(client, failed["job_id"])
+    assert failed_job["report"]["files"][0]["error"] == (
+        "broken.json:1: malformed JSON: Unterminated string starting at (column 12)"
+    )
+    assert list(uploads.iterdir()) == []
+
+    def crash(self: Library, *args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(Library, "ingest", crash)
+    crashed = _upload(client, "crash.txt", UPLOAD.encode()).json()["data"]
+    assert _wait(client, crashed["job_id"])["error"] == "RuntimeError: disk on fire"
+    assert list(uploads.iterdir()) == []
+    monkeypatch.undo()
+    kept = _upload(client, "keep me.txt", UPLOAD.encode(), keep=True).json()["data"]
+    job = _wait(client, kept["job_id"])
+    assert (kept["keep"], job["keep"], job["state"]) == (True, True, "done")
+    assert [p.name for p in uploads.iterdir()] == ["keep me.txt"]
+    assert (uploads / "keep me.txt").read_text(encoding="utf-8") == UPLOAD
+
+
+def test_uploads_still_queued_when_the_server_stops_are_deleted(
+    lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, release = threading.Event(), threading.Event()
+    real_ingest = Library.ingest
+
+    def held_ingest(self: Library, *args, **kwargs):
+        started.set()
+        release.wait(30)
+        return real_ingest(self, *args, **kwargs)
+
+    monkeypatch.setattr(Library, "ingest", held_ingest)
+    uploads = tmp_path / "web.uploads"
+    with TestClient(create_app(lib)) as client:
+        running = _upload(client, "running.txt", UPLOAD.encode()).json()["data"]
+        assert started.wait(30)
+        queued = _upload(client, "queued.txt", FIRST.encode()).json()["data"]
+        kept = _upload(client, "kept.txt", FIRST.encode(), keep=True).json()["data"]
+        assert sorted(p.name for p in uploads.iterdir()) == ["kept.txt", "queued.txt", "running.txt"]
+        jobs = client.app.state.jobs
+        jobs.close(timeout_s=0.1)  # the server's shutdown, while the first job still runs
+        dropped = jobs.get(queued["job_id"])
+        assert (dropped["state"], dropped["error"]) == (
+            "failed",
+            "the server stopped before this upload was ingested",
+        )
+        assert sorted(p.name for p in uploads.iterdir()) == ["kept.txt", "running.txt"]
+        assert jobs.get(kept["job_id"])["state"] == "failed"
+        release.set()
+        assert _wait(client, running["job_id"])["state"] == "done"
+    assert [p.name for p in uploads.iterdir()] == ["kept.txt"]
 
 
 @pytest.mark.parametrize("name", ["..", ".", "///", "", "   "])
@@ -132,6 +199,31 @@ def test_an_unusable_name_is_a_400(client: TestClient, tmp_path: Path, name: str
 def test_safe_file_name_keeps_the_extension_of_a_long_name() -> None:
     name = safe_file_name("x" * 300 + ".jsonl")
     assert name.endswith(".jsonl") and len(name) == 120
+
+
+@pytest.mark.parametrize(
+    ("name", "stored"),
+    [
+        ("papers.txt", "papers.txt"),
+        ("C:\\lists\\icml 2026.txt", "icml 2026.txt"),
+        ("../../etc/passwd", "passwd"),
+        ("论文.txt", "论文.txt"),
+        ("论文", None),  # no ASCII letter or digit: the schema's pattern refuses it too
+        ("lists/", None),
+        ("a/..", None),
+        ("\x9e<¡\x02", None),
+        ("_" * 200 + "a", "_" * 118 + "a"),  # the cut keeps the letters
+        ("." * 5 + "x.csv", "x.csv"),
+    ],
+)
+def test_safe_file_name_follows_the_pattern_the_schema_states(name: str, stored: str | None) -> None:
+    """The upload's ``name`` is usable exactly when it matches NAME_PATTERN (of /openapi.json)."""
+    assert bool(re.search(NAME_PATTERN, name)) is (stored is not None)
+    if stored is None:
+        with pytest.raises(InputError, match="is not a usable file name"):
+            safe_file_name(name)
+    else:
+        assert safe_file_name(name) == stored
 
 
 def test_an_empty_upload_and_a_missing_name_are_400(client: TestClient, tmp_path: Path) -> None:
@@ -257,3 +349,47 @@ def test_a_job_reports_each_phase_with_its_counts(
     assert {"read", "cards", "embed", "done"} <= set(phases)
     assert ("cards", 2, 2) in seen and ("embed", 2, 2) in seen
     assert seen[0] == ("read", 0, None)  # lines are counted only when ingest shows progress
+
+
+def test_no_answer_shows_a_server_folder_with_a_relative_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--db web.db`` (relative), reports, errors and every read answer hold file names only."""
+    monkeypatch.chdir(tmp_path)
+    folders = {str(tmp_path), str(tmp_path.resolve()), "web.uploads"}
+    bodies = [
+        ("ok.txt", UPLOAD.encode()),
+        ("broken.json", b'[{"title": "unclosed'),
+        ("utf16.csv", "title,abstract\n".encode("utf-16")),
+        ("no abstract.jsonl", b'{"title": "T"}\nnot json\n'),
+        ("cut.bib", b"@article{a, title={T}"),
+    ]
+    library = Library("web.db")
+    answers = []
+    with TestClient(create_app(library)) as client:
+        for name, body in bodies:
+            job = _upload(client, name, body).json()["data"]
+            _wait(client, job["job_id"])
+            answers.append(client.get(f"/api/ingest/{job['job_id']}").text)
+
+        def crash(self: Library, paths, *args, **kwargs):
+            raise OSError(f"cannot read {Path(paths[0]).resolve()} (in {Path(paths[0]).parent.absolute()})")
+
+        monkeypatch.setattr(Library, "ingest", crash)
+        job = _upload(client, "crash.txt", UPLOAD.encode()).json()["data"]
+        assert _wait(client, job["job_id"])["error"] == "OSError: cannot read crash.txt (in uploads)"
+        answers.append(client.get(f"/api/ingest/{job['job_id']}").text)
+        paper_id = client.get("/api/browse").json()["data"]["hits"][0]["paper_id"]
+        for url in ("/api/stats", "/api/browse", "/api/search?q=Zorblax", f"/api/papers/{paper_id}"):
+            answers.append(client.get(url).text)
+        answers += [
+            client.get(f"/api/export?format={fmt}").text for fmt in ("jsonl", "csv", "bibtex", "html")
+        ]
+    library.close()
+    reports = [json.loads(a)["data"]["report"] for a in answers[:5]]
+    assert [r["files"][0]["path"] for r in reports] == [name for name, _ in bodies]
+    assert reports[1]["files"][0]["error"] == (
+        "broken.json:1: malformed JSON: Unterminated string starting at (column 12)"
+    )
+    for answer in answers:
+        assert not any(folder in answer for folder in folders), answer[:500]

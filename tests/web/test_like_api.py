@@ -52,7 +52,7 @@ def test_like_keeps_filters_and_facets(client):
         ({"like": "abcdef123456"}, 404, "no paper with paper_id 'abcdef123456'"),
         ({"like": "../../etc/passwd"}, 400, "is not a paper_id"),
         ({"like": "README.md"}, 400, "is not a paper_id"),
-        ({"like": "abcd", "q": "pruning"}, 400, "give q or like, not both"),
+        ({"like": "abcd", "q": "pruning"}, 404, "no paper with paper_id 'abcd'"),
     ],
 )
 def test_like_errors_have_the_api_error_shape(client, params, status, fragment):
@@ -61,6 +61,16 @@ def test_like_errors_have_the_api_error_shape(client, params, status, fragment):
     assert response.status_code == status
     assert set(body) == {"ok", "error", "status"} and body["status"] == status
     assert fragment in body["error"]
+
+
+def test_q_and_like_together_are_a_400_once_like_names_a_paper(client):
+    """A rule between two parameters (OpenAPI cannot state it): checked after like is found."""
+    paper_id = _paper(client)["paper_id"]
+    response = client.get("/api/search", params={"like": paper_id, "q": "pruning"})
+    assert response.status_code == 400
+    assert (
+        response.json()["error"] == "give q or like, not both: like ranks by a paper's text, q by your words"
+    )
 
 
 @pytest.mark.parametrize(

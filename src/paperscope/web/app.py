@@ -22,8 +22,17 @@ The JSON routes (module: what it holds):
 - topics (the map's): ``GET /api/topics``, ``POST /api/topics/fit``, ``GET /api/map``.
 
 Statuses: 400 bad input (unknown query parameters included), 401 no token, 403 foreign Origin or
-Host, 404, 405, 409 ingest queue full, 413 body over its limit, 503 busy (pool, locked database,
-vectors still being embedded, no model installed), 500 a bug.
+Host, 404, 405 (with an ``Allow`` header listing the path's methods), 409 ingest queue full or
+nothing marked to recommend from, 413 body over its limit, 414 URL over 256 KiB, 503 busy (pool,
+locked database, vectors still being embedded, no model installed), 500 a bug. Each operation of
+``/openapi.json`` declares every status it can answer, with the error shape's model.
+
+Malformed requests: whatever reaches the app (a query string or path with bad percent-encoding,
+a body that is not JSON, a bad ``Content-Length``) is answered in the error shape with the
+security headers. A request that uvicorn's HTTP parser (h11) cannot parse at all (a broken
+request line, a header without a colon, a line past ``MAX_REQUEST_LINE_BYTES``) never reaches the
+app: uvicorn answers it itself with a plain-text 400 and no security headers, and no ASGI app
+can change that.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from .. import __version__
 from ..errors import InputError, ModelUnavailable, NotFound, PaperscopeError
@@ -55,6 +65,8 @@ from .security import BodyTooLarge, install_body_limit, install_security
 __all__ = ["create_app", "error_body"]
 
 STATIC_DIR = Path(__file__).parent / "static"
+#: The methods a route of the app may take, in the order an ``Allow`` header lists them.
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
 def error_body(message: str, status: int) -> dict[str, Any]:
@@ -153,7 +165,11 @@ def create_app(
         parts = []
         for err in exc.errors():
             loc = list(err.get("loc", ()))
-            if loc and loc[0] in ("query", "body", "path", "header", "cookie"):
+            if err.get("type") == "json_invalid":  # loc holds the character offset, not a field
+                why = (err.get("ctx") or {}).get("error", "")
+                parts.append(f"the body is not valid JSON ({why} at character {loc[-1]})")
+                continue
+            if len(loc) > 1 and loc[0] in ("query", "body", "path", "header", "cookie"):
                 loc = loc[1:]  # where the value was sent; the rest names it
             where = ".".join(str(p) for p in loc)
             parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
@@ -167,7 +183,13 @@ def create_app(
             from .pages.common import error_page
 
             return error_page(request, 404, f"no page at {request.url.path}")
-        return _error(str(exc.detail), exc.status_code)
+        if exc.status_code != 405:
+            return JSONResponse(error_body(str(exc.detail), exc.status_code), exc.status_code, exc.headers)
+        # Starlette's Allow names the methods of the path's first route only (PUT and DELETE
+        # .../star are two routes), so it is listed again from every route of the path.
+        allowed = ", ".join(_allowed_methods(request))
+        message = f"{request.method} is not allowed at {request.url.path}; it takes {allowed}"
+        return JSONResponse(error_body(message, 405), 405, {"Allow": allowed})
 
     @app.exception_handler(BodyTooLarge)
     async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
@@ -219,6 +241,16 @@ def create_app(
     app.include_router(pages_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Return the methods some route of the app takes at the request's path (RFC 9110's Allow)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)
+    ]
 
 
 def _docs_page(schema: dict[str, Any]) -> str:

@@ -8,6 +8,11 @@ as the job's transactions commit (their caches are keyed on the library's finger
 ``:memory:`` library has only one instance: its job checks it out, and requests wait for it.
 
 Job state lives in memory (a restarted server forgets its jobs; the papers stay stored).
+
+Retention: an uploaded file is deleted as soon as its job ends, done or failed (or is dropped
+from the queue when the server stops), unless the upload asked to keep it (``keep=true``), in
+which case it stays in the uploads folder until someone deletes it. The papers' provenance
+names the file either way.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..config import cache_dir
@@ -38,6 +43,7 @@ __all__ = [
     "MAX_QUEUED_JOBS",
     "MAX_UPLOAD_BYTES",
     "safe_file_name",
+    "NAME_PATTERN",
     "uploads_dir_for",
 ]
 
@@ -51,6 +57,9 @@ KEPT_JOBS = 100
 #: (progress desc, unit) of the ingest's stages → the job's phase (other progresses are inner steps).
 _PHASES = {("reading", "lines"): "read", ("cards", "papers"): "cards", ("embedding", "papers"): "embed"}
 _NAME_CHARS = re.compile(r"[^\w.\- ]+")
+#: What an upload's ``name`` must match (ECMA-262, as in JSON Schema): an ASCII letter or digit
+#: after the last slash or backslash.
+NAME_PATTERN = r"[A-Za-z0-9][^/\\]*$"
 _MAX_NAME_CHARS = 120
 
 
@@ -63,24 +72,29 @@ class QueueFull(PaperscopeError):
 def safe_file_name(name: str) -> str:
     """Return ``name`` as a plain file name that cannot leave its folder.
 
-    Folders (forward or back slashes) are dropped, characters other than letters, digits, ``.``,
-    ``-``, ``_`` and spaces become ``_``, leading dots and spaces go (no hidden files, no
-    ``..``), and the name is cut to 120 characters keeping its extension (format detection
-    reads it).
+    Only the part after the last forward or back slash is kept, and it must hold an ASCII letter
+    or digit (:data:`NAME_PATTERN`, the rule ``/openapi.json`` states). Characters other than
+    letters, digits, ``.``, ``-``, ``_`` and spaces become ``_``, leading dots and spaces go (no
+    hidden files, no ``..``), and the name is cut to 120 characters keeping its extension
+    (format detection reads it).
 
     Raises:
-        InputError: nothing is left of the name.
+        InputError: the last part of the name holds no ASCII letter or digit.
     """
-    base = PurePosixPath(name.replace("\\", "/")).name
+    base = re.split(r"[/\\]", name)[-1]
+    if not re.search(r"[A-Za-z0-9]", base):
+        raise InputError(
+            f"name {name!r} is not a usable file name: give the list's own name, e.g. ?name=papers.txt"
+        )
     base = _NAME_CHARS.sub("_", base).strip().lstrip(". ")
     if len(base) > _MAX_NAME_CHARS:
         stem, dot, ext = base.rpartition(".")
         ext = ext[:16] if dot else ""
-        base = (stem if dot else base)[: _MAX_NAME_CHARS - len(ext) - 1].rstrip() + (f".{ext}" if ext else "")
-    if not base or set(base) <= {"_", ".", " ", "-"}:
-        raise InputError(
-            f"name {name!r} is not a usable file name: give the list's own name, e.g. ?name=papers.txt"
-        )
+        keep = _MAX_NAME_CHARS - len(ext) - 1
+        head = (stem if dot else base)[:keep]
+        if not re.search(r"[A-Za-z0-9]", head + ext):  # the letters are further on: keep those
+            head = (stem if dot else base)[-keep:]
+        base = head.strip().lstrip(". ") + (f".{ext}" if ext else "")
     return base
 
 
@@ -110,6 +124,8 @@ class IngestJob:
     report: dict[str, Any] | None = None
     new_paper_ids: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Whether the uploaded file stays after the job ends (else it is deleted then).
+    keep: bool = False
     started_at: float | None = None
     finished_at: float | None = None
     #: Held while the worker changes the job and while a snapshot reads it (shared with IngestJobs).
@@ -168,8 +184,12 @@ class IngestJobs:
         raise InputError(f"too many uploads named {name!r}; rename the file")
 
     # -- jobs -------------------------------------------------------------------------------
-    def submit(self, path: Path) -> IngestJob:
+    def submit(self, path: Path, keep: bool = False) -> IngestJob:
         """Queue the stored upload at ``path``; return its job.
+
+        Args:
+            path: the stored upload (in the uploads folder).
+            keep: keep the file after the job ends; by default it is deleted then.
 
         Raises:
             QueueFull: ``MAX_QUEUED_JOBS`` jobs are already waiting.
@@ -182,7 +202,9 @@ class IngestJobs:
                 raise QueueFull(
                     f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
                 )
-            job = IngestJob(job_id=uuid.uuid4().hex[:16], name=path.name, path=path, lock=self._lock)
+            job = IngestJob(
+                job_id=uuid.uuid4().hex[:16], name=path.name, path=path, keep=keep, lock=self._lock
+            )
             self._jobs[job.job_id] = job
             self._order.append(job.job_id)
             self._forget_old()
@@ -220,6 +242,7 @@ class IngestJobs:
                 "report": job.report,
                 "new_paper_ids": list(job.new_paper_ids),
                 "error": job.error,
+                "keep": job.keep,
                 "queued_ahead": ahead,
                 "elapsed_s": round(now - job.started_at, 3) if job.started_at is not None else None,
             }
@@ -252,6 +275,7 @@ class IngestJobs:
             for job in self._jobs.values():
                 if job.state == "queued":
                     job.state, job.error = "failed", "the server stopped before this upload was ingested"
+                    self._discard_upload(job)
         self._queue.put(None)
         if thread is not None:
             thread.join(timeout_s)
@@ -273,8 +297,11 @@ class IngestJobs:
             with self._lock:
                 job.state, job.started_at = "running", time.perf_counter()
             try:
-                with self._library() as library:
-                    self._run(job, library)
+                try:
+                    with self._library() as library:
+                        self._run(job, library)
+                finally:  # before the state says the job ended: a client never sees it otherwise
+                    self._discard_upload(job)
             except Exception as exc:  # reported in the job's error; the worker goes on
                 with self._lock:
                     job.state, job.error = "failed", self._scrub(job, f"{type(exc).__name__}: {exc}")
@@ -285,6 +312,12 @@ class IngestJobs:
                     job.state = "done"
             finally:
                 job.finished_at = time.perf_counter()
+
+    @staticmethod
+    def _discard_upload(job: IngestJob) -> None:
+        """Delete the job's uploaded file unless it was uploaded with ``keep`` (see the module doc)."""
+        if not job.keep:
+            job.path.unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def _library(self) -> Iterator[Library]:
@@ -327,9 +360,16 @@ class IngestJobs:
         job.set_phase("done", job.done, job.total)
 
     def _scrub(self, job: IngestJob, text: str) -> str:
-        """Return ``text`` with the uploads folder cut from every path (file names only leave)."""
-        text = text.replace(str(job.path), job.name)
-        return text.replace(str(self.uploads_dir) + os.sep, "").replace(str(self.uploads_dir), "uploads")
+        """Return ``text`` with the uploads folder cut from every path (file names only leave).
+
+        The folder is cut in each form a reader may print it: as given (relative, with a relative
+        ``--db``), absolute and with links resolved, longest first.
+        """
+        for form in _path_forms(job.path):
+            text = text.replace(form, job.name)
+        for form in _path_forms(self.uploads_dir):
+            text = text.replace(form + os.sep, "").replace(form, "uploads")
+        return text
 
     def _report(self, job: IngestJob, report: IngestReport) -> dict[str, Any]:
         """Return the ingest report as JSON, with file names instead of local paths."""
@@ -344,7 +384,7 @@ class IngestJobs:
         data["warnings"] = [self._scrub(job, w) for w in report.warnings]
         data["files"] = [
             {
-                "path": job.name if Path(f.path) == job.path else self._scrub(job, f.path),
+                "path": PurePath(f.path).name,  # the job reads one file: its name, never a folder
                 "format": f.format,
                 "read": f.read,
                 "new": f.new,
@@ -360,3 +400,8 @@ class IngestJobs:
             for f in report.files
         ]
         return data
+
+
+def _path_forms(path: Path) -> list[str]:
+    """Return ``path`` as given, absolute and resolved: the forms a message may hold, longest first."""
+    return sorted({str(path), str(path.absolute()), str(path.resolve())}, key=len, reverse=True)

@@ -68,6 +68,7 @@ _ERRORS = {
     403: "Refused: a write from another Origin, or a Host this server does not serve.",
     404: "No such paper, job, topic or route.",
     413: "The request body is larger than the limit.",
+    414: "The request URL (path and query) is longer than 256 KiB.",
     500: "An unexpected error (a bug): the message names the exception type.",
     503: "The server is busy (every library connection in use, or the database locked by a write).",
 }
@@ -343,6 +344,9 @@ class IngestAccepted(BaseModel):
     name: str = Field(description="The file name it was stored under (sanitised).")
     size_bytes: int
     state: Literal["queued", "running", "done", "failed"]
+    keep: bool = Field(
+        description="The file stays after the job (keep=true); else it is deleted when the job ends."
+    )
 
 
 class IngestJobModel(BaseModel):
@@ -363,5 +367,8 @@ class IngestJobModel(BaseModel):
     )
     new_paper_ids: list[str] = Field(description="The papers this job added, in file order.")
     error: str | None = Field(description="Why the job failed (state failed), else null.")
+    keep: bool = Field(
+        description="The uploaded file stays after the job; else it is deleted when the job ends."
+    )
     queued_ahead: int = Field(description="Jobs queued before this one (0 once it runs).")
     elapsed_s: float | None = Field(description="Wall seconds since the job started running.")

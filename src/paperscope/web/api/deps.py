@@ -1,17 +1,61 @@
-"""Shared helpers for route modules: a pooled Library per request, the envelope, strict queries."""
+"""Shared helpers for route modules: a pooled Library per request, the envelope, strict queries.
+
+The parameter types below carry the rule the library applies as a JSON-schema keyword in
+``/openapi.json`` only (``json_schema_extra``): the value is still checked by the library, whose
+message says what to do, so the schema states exactly what is accepted and the answer keeps
+the library's words. ``tests/web/test_api_contract.py`` fuzzes the app against these schemas.
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Path, Request
 
 from ...errors import InputError, PaperscopeError
 from ...library import Library
 
-__all__ = ["library_of", "ok", "reject_unknown_query", "ServerBusy"]
+__all__ = [
+    "library_of",
+    "ok",
+    "reject_unknown_query",
+    "ServerBusy",
+    "PAPER_ID_PATTERN",
+    "PaperId",
+    "one_of",
+    "optional",
+    "DATE_OR_EMPTY",
+]
+
+#: A paper_id or a prefix of 4 or more of its hex digits, any case, spaces around ignored
+#: (:func:`paperscope.store.papers.resolve_paper_id`).
+PAPER_ID_PATTERN = r"^\s*[0-9a-fA-F]{4,}\s*$"
+
+PaperId = Annotated[
+    str,
+    Path(
+        description="a paper_id, or a unique prefix of 4 or more of its hex digits",
+        json_schema_extra={"pattern": PAPER_ID_PATTERN},
+    ),
+]
+
+
+def optional(schema: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``json_schema_extra`` of an optional query parameter whose value fits ``schema``."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def one_of(values: Any, *, empty: bool = False) -> dict[str, Any]:
+    """Return a string schema taking ``values`` (and ``""``, which means "not given", when ``empty``)."""
+    return {"type": "string", "enum": [*([""] if empty else []), *values]}
+
+
+#: ``YYYY-MM-DD`` (a real date), or empty for "any day" (:func:`paperscope.schedule.plan_for`).
+DATE_OR_EMPTY = optional(
+    {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "maxLength": 0}]}
+)
 
 
 class ServerBusy(PaperscopeError):

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ...errors import InputError
+from ...store.marks import TRIAGE_STATES
 from ...triage import EXPORT_FORMATS
 from ..schemas import ERROR_RESPONSES
-from .deps import library_of, reject_unknown_query
+from .deps import library_of, one_of, optional, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["export"])
 
@@ -40,11 +41,19 @@ def media_type_of(fmt: str) -> tuple[str, str]:
 )
 def export(
     request: Request,
-    format: Annotated[str, Query(description=f"one of: {', '.join(EXPORT_FORMATS)}")] = "jsonl",  # noqa: A002
+    format: Annotated[  # noqa: A002
+        str,
+        Query(description=f"one of: {', '.join(EXPORT_FORMATS)}", json_schema_extra=one_of(EXPORT_FORMATS)),
+    ] = "jsonl",
     starred: Annotated[bool, Query(description="only the starred papers")] = False,
     tag: Annotated[str | None, Query(max_length=200, description="only papers with this tag")] = None,
     state: Annotated[
-        str | None, Query(max_length=20, description="only papers with this triage state")
+        str | None,
+        Query(
+            max_length=20,
+            description="only papers with this triage state",
+            json_schema_extra=optional(one_of(TRIAGE_STATES, empty=True)),
+        ),
     ] = None,
 ) -> Response:
     """Download the library (or its starred / ``tag``-ged / ``state`` papers) as ``format``.

@@ -14,16 +14,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field, field_validator
 
 from ..schemas import ERROR_RESPONSES, Envelope, MarksModel, QueueModel, ReadingListItem, TagCount
-from .deps import library_of, ok, reject_unknown_query
+from .deps import PAPER_ID_PATTERN, PaperId, library_of, ok, optional, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["marks"])
 
 #: Characters a note may have (a note is a paragraph or a page, not a file).
 MAX_NOTE_CHARS = 100_000
+#: Comma-separated paper ids (empty items are ignored), as ``skip`` of /api/queue takes them.
+_ID_LIST_PATTERN = r"^\s*([0-9a-fA-F]{4,}\s*)?(,\s*([0-9a-fA-F]{4,}\s*)?)*$"
+#: A tag: anything with a character that is not a space (spaces around it are dropped).
+NewTag = Annotated[
+    str, Path(description="the tag; spaces around it are dropped", json_schema_extra={"pattern": r"\S"})
+]
 
 
 def _encodable(value: str) -> str:
@@ -52,7 +58,7 @@ class TriageBody(BaseModel):
 
 
 @router.put("/papers/{paper_id}/star", response_model=Envelope[MarksModel])
-def star(request: Request, paper_id: str) -> dict[str, Any]:
+def star(request: Request, paper_id: PaperId) -> dict[str, Any]:
     """Star a paper; returns its marks. Errors: 404 no such paper."""
     with library_of(request) as lib:
         lib.star(paper_id, True)
@@ -60,7 +66,7 @@ def star(request: Request, paper_id: str) -> dict[str, Any]:
 
 
 @router.delete("/papers/{paper_id}/star", response_model=Envelope[MarksModel])
-def unstar(request: Request, paper_id: str) -> dict[str, Any]:
+def unstar(request: Request, paper_id: PaperId) -> dict[str, Any]:
     """Unstar a paper; returns its marks. Errors: 404 no such paper."""
     with library_of(request) as lib:
         lib.star(paper_id, False)
@@ -68,7 +74,7 @@ def unstar(request: Request, paper_id: str) -> dict[str, Any]:
 
 
 @router.put("/papers/{paper_id}/tags/{tag}", response_model=Envelope[MarksModel])
-def add_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
+def add_tag(request: Request, paper_id: PaperId, tag: NewTag) -> dict[str, Any]:
     """Add a tag (spaces around it are dropped); returns the paper's marks. Errors: 400 empty tag."""
     with library_of(request) as lib:
         lib.tag(paper_id, tag)
@@ -76,7 +82,7 @@ def add_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
 
 
 @router.delete("/papers/{paper_id}/tags/{tag}", response_model=Envelope[MarksModel])
-def remove_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
+def remove_tag(request: Request, paper_id: PaperId, tag: str) -> dict[str, Any]:
     """Remove a tag (no error when it is not there); returns the paper's marks."""
     with library_of(request) as lib:
         lib.untag(paper_id, tag)
@@ -84,7 +90,7 @@ def remove_tag(request: Request, paper_id: str, tag: str) -> dict[str, Any]:
 
 
 @router.put("/papers/{paper_id}/note", response_model=Envelope[MarksModel])
-def set_note(request: Request, paper_id: str, note: NoteBody) -> dict[str, Any]:
+def set_note(request: Request, paper_id: PaperId, note: NoteBody) -> dict[str, Any]:
     """Set the note (an empty body deletes it); returns the paper's marks.
 
     Errors: 400 a body that is not ``{"body": str}``, over MAX_NOTE_CHARS, or not text (a lone
@@ -96,7 +102,7 @@ def set_note(request: Request, paper_id: str, note: NoteBody) -> dict[str, Any]:
 
 
 @router.put("/papers/{paper_id}/triage", response_model=Envelope[MarksModel])
-def set_triage(request: Request, paper_id: str, triage: TriageBody) -> dict[str, Any]:
+def set_triage(request: Request, paper_id: PaperId, triage: TriageBody) -> dict[str, Any]:
     """Set the triage state (skimmed, maybe, keep, reject; unseen or null clears it); returns the marks."""
     with library_of(request) as lib:
         lib.set_triage(paper_id, triage.state)
@@ -148,9 +154,23 @@ def queue(
     tag: Annotated[str | None, Query(max_length=200, description="recommend from this tag's papers")] = None,
     limit: Annotated[int, Query(ge=1, le=100, description="papers to return")] = 1,
     skip: Annotated[
-        str | None, Query(max_length=20_000, description="comma-separated ids to leave out this time")
+        str | None,
+        Query(
+            max_length=20_000,
+            description="comma-separated ids to leave out this time (at most 500)",
+            json_schema_extra=optional({"type": "string", "maxLength": 20_000, "pattern": _ID_LIST_PATTERN}),
+        ),
     ] = None,
-    paper: Annotated[str | None, Query(max_length=64, description="an id to put first (undo)")] = None,
+    paper: Annotated[
+        str | None,
+        Query(
+            max_length=64,
+            description="an id to put first (undo)",
+            json_schema_extra=optional(
+                {"type": "string", "maxLength": 64, "pattern": f"^\\s*$|{PAPER_ID_PATTERN}"}
+            ),
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Return the triage queue: ``"412 of 3,300 seen"`` and the next unseen papers.
 
@@ -161,5 +181,6 @@ def queue(
     """
     skipped = [s for s in (skip or "").split(",") if s.strip()]
     with library_of(request) as lib:
-        found = lib.queue(order=order, limit=limit, topic_id=topic, tag=tag, skip=skipped, first=paper)
+        first = (paper or "").strip() or None
+        found = lib.queue(order=order, limit=limit, topic_id=topic, tag=tag, skip=skipped, first=first)
         return ok(found.to_dict(), found.notice)

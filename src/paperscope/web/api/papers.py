@@ -9,13 +9,13 @@ from fastapi import APIRouter, Depends, Request
 
 from .. import present
 from ..schemas import ERROR_RESPONSES, Envelope, PaperWithMarks, StatsModel
-from .deps import library_of, ok, reject_unknown_query
+from .deps import PaperId, library_of, ok, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["papers"])
 
 
 @router.get("/papers/{paper_id}", response_model=Envelope[PaperWithMarks])
-def get_paper(request: Request, paper_id: str) -> dict[str, Any]:
+def get_paper(request: Request, paper_id: PaperId) -> dict[str, Any]:
     """Return one paper with its card, provenance (file names) and the user's marks.
 
     ``paper_id`` may be a unique prefix (4+ hex digits). Errors: 404 no such paper, 400 a

@@ -10,8 +10,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
+from ...store.marks import TRIAGE_STATES
 from ..schemas import ERROR_RESPONSES, Envelope, PlanModel
-from .deps import library_of, ok, reject_unknown_query
+from .deps import DATE_OR_EMPTY, library_of, ok, one_of, optional, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["schedule"])
 
@@ -20,11 +21,19 @@ router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR
 def schedule(
     request: Request,
     state: Annotated[
-        str | None, Query(max_length=20, description="only papers with this triage state")
+        str | None,
+        Query(
+            max_length=20,
+            description="only papers with this triage state",
+            json_schema_extra=optional(one_of(TRIAGE_STATES, empty=True)),
+        ),
     ] = None,
     starred: Annotated[bool, Query(description="only the starred papers")] = False,
     tag: Annotated[str | None, Query(max_length=200, description="only papers with this tag")] = None,
-    day: Annotated[str | None, Query(max_length=10, description="only this local day, YYYY-MM-DD")] = None,
+    day: Annotated[
+        str | None,
+        Query(max_length=10, description="only this local day, YYYY-MM-DD", json_schema_extra=DATE_OR_EMPTY),
+    ] = None,
 ) -> dict[str, Any]:
     """Return the plan of the chosen papers (every paper with a session when none is chosen).
 
