@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ReadOnlyLibrary, StoreError
-from . import health
+from . import health, identity
 from .lexical import ensure_lexical_index
 from .migrations import MIGRATIONS
 
@@ -47,6 +47,9 @@ class Store:
     Attributes:
         read_only: why the library is read-only (one phrase), or None when it is writable.
         damaged: the quick check's finding when the file failed it, else None.
+        library_id: what this file's on-disk caches are keyed by (32 hex digits): the stored id,
+            renewed on open when the file is a copy of the one it was issued for
+            (:mod:`paperscope.store.identity`).
 
     Raises:
         StoreError: the file cannot be opened, is empty (0 bytes), is not a paperscope library,
@@ -70,6 +73,12 @@ class Store:
             self._migrate()
             if self.read_only is None:
                 ensure_lexical_index(self.conn, self.transaction)
+            writable = self.read_only is None and self.damaged is None
+            self.library_id = identity.resolve_library_id(
+                self.conn,
+                None if self.path == ":memory:" else Path(self.path),
+                self.transaction if writable else None,
+            )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open library database: {exc}") from exc
 
@@ -245,7 +254,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     """Return True when ``exc`` is SQLite's "database is locked" (another writer holds the lock)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF == sqlite3.SQLITE_BUSY
+        return bool(code & 0xFF == sqlite3.SQLITE_BUSY)
     return "locked" in str(exc) or "busy" in str(exc)
 
 

@@ -16,7 +16,6 @@ __all__ = [
     "vectors_by_hash",
     "vectors_fingerprint",
     "library_generation",
-    "library_id",
     "titleless_papers",
 ]
 
@@ -156,9 +155,3 @@ def library_generation(conn: sqlite3.Connection) -> int:
     """Return the library's change counter (see :func:`vectors_fingerprint`)."""
     row = conn.execute("SELECT value FROM library_state WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
-
-
-def library_id(conn: sqlite3.Connection) -> str:
-    """Return the random id this library file was given when it was created (32 hex digits)."""
-    row = conn.execute("SELECT value FROM library_state WHERE key = 'library_id'").fetchone()
-    return str(row[0])
