@@ -72,6 +72,13 @@ def _stored_state(db: Path) -> dict[str, str]:
         conn.close()
 
 
+def _copy_in_place(source: Path, target: Path) -> None:
+    """Write ``source``'s bytes over ``target`` as ``cp source target`` does: same file, same inode."""
+    with source.open("rb") as src, target.open("r+b") as dst:
+        dst.truncate(0)
+        shutil.copyfileobj(src, dst)
+
+
 @pytest.mark.parametrize("copy", [shutil.copy, shutil.copy2], ids=["copy", "copy2"])
 def test_a_copy_finds_its_own_new_paper_and_never_the_originals(
     base: Path, tmp_path: Path, copy: Callable[[Path, Path], object]
@@ -183,6 +190,19 @@ def test_a_read_only_copy_uses_a_derived_id_and_writes_nothing(base: Path, tmp_p
     assert _library_id(base, read_only=True) == stored["library_id"]
 
 
+def test_a_file_restored_in_place_never_reads_the_later_historys_cache(base: Path, tmp_path: Path) -> None:
+    db, saved = tmp_path / "lib.db", tmp_path / "saved.db"
+    shutil.copy(base, db)
+    _library_id(db)
+    shutil.copy(db, saved)  # the backup: a plain file copy
+    inode = db.stat().st_ino
+    theirs, _, id_before, _ = _add_and_search(db, ORIGINAL_PAPER, ORIGINAL_QUERY)
+    _copy_in_place(saved, db)  # the restore: `cp saved.db lib.db` rewrites the same inode
+    assert db.stat().st_ino == inode and _library_id(db) == id_before  # the file itself cannot tell
+    ours, hits, _, _ = _add_and_search(db, COPY_PAPER, COPY_QUERY)
+    assert hits[0] == ours and theirs not in hits
+
+
 def test_a_file_backed_up_and_restored_with_sqlite_reads_only_its_own_cache(
     base: Path, tmp_path: Path
 ) -> None:
@@ -223,3 +243,23 @@ def test_a_marks_backup_restored_into_a_new_library_keys_its_own_caches(
     assert hits[0] == ours and theirs not in hits
     with Library(fresh, embedder="fake") as lib:
         assert lib.marks(pid)["starred"] is True
+
+
+def test_only_writes_to_papers_or_vectors_move_the_generation_and_forks_move_it_apart(
+    base: Path, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    shutil.copy(base, first)
+    shutil.copy(base, second)
+    with Library(first, embedder="fake") as lib:
+        conn = lib.store.conn
+        start = vectors.library_generation(conn)
+        lib.star(next(lib.papers()).paper_id)
+        lib.set_note(next(lib.papers()).paper_id, "read later")
+        assert vectors.library_generation(conn) == start
+        lib.ingest([_list_file(tmp_path, COPY_PAPER)])
+        moved = vectors.library_generation(conn)
+        assert moved > start
+    with Library(second, embedder="fake") as lib:
+        lib.ingest([_list_file(tmp_path, COPY_PAPER)])
+        assert vectors.library_generation(lib.store.conn) not in (start, moved)

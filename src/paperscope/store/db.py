@@ -64,6 +64,7 @@ class Store:
         self.damaged: str | None = None
         self._verified = False
         self._checked_ours = False
+        self._marks_forks = False
         try:
             if self.path == ":memory:":
                 self._connect(self.path)
@@ -71,6 +72,7 @@ class Store:
                 self._open_file(Path(self.path), read_only)
             self.conn.row_factory = sqlite3.Row
             self._migrate()
+            self._marks_forks = self.read_only is None
             if self.read_only is None:
                 ensure_lexical_index(self.conn, self.transaction)
             writable = self.read_only is None and self.damaged is None
@@ -181,13 +183,20 @@ class Store:
         holds the write lock, this waits up to ``BUSY_TIMEOUT_S`` seconds in all, printing
         :data:`WAIT_MESSAGE` once on stderr after the first ``_QUIET_WAIT_S``.
 
+        A transaction that adds, edits or deletes papers or vectors also moves the generation by
+        a random step (:func:`paperscope.store.identity.mark_fork`), so a restored or copied
+        file that is then written never reaches the cache keys of the history it forked from.
+
         Raises:
             ReadOnlyLibrary: the library is read-only (:attr:`read_only`).
             StoreError: the lock stayed taken for ``BUSY_TIMEOUT_S`` seconds.
         """
         self._begin_immediate()
         try:
+            before = identity.vectors_mark(self.conn) if self._marks_forks else None
             yield self.conn
+            if before is not None:
+                identity.mark_fork(self.conn, before)
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise

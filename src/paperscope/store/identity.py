@@ -3,20 +3,28 @@
 The caches under ``cache_dir()/indexes/LIBRARY_ID`` (vector matrix, HNSW graph, BM25 statistics,
 recommendation graph) are keyed by the id stored in the file's ``library_state`` table. A copy
 of the file carries that row along, so before issue 26 a copy and its original read each other's
-caches: dense search in one returned the other's papers.
+caches: dense search in one returned the other's papers. Two guards keep them apart:
 
-**The id is issued to one file.** Beside the id the library records the *file identity* it was
-issued for: device, inode and, where the OS gives one (macOS, BSD, Windows with Python 3.12+),
-birth time. On open the identity is read again from the file; when it differs (``cp``,
-``shutil.copy``, a download, a restore that writes a new file, another machine or disk), or a
-library made before issue 26 has none, a new random id is written with the new identity, and
-the old id's caches are never read. A read-only library cannot write one: it uses an id
-derived from the stored id and the identity, without writing.
+1. **The id is issued to one file.** Beside the id the library records the *file identity* it was
+   issued for: device, inode and, where the OS gives one (macOS, BSD, Windows with Python 3.12+),
+   birth time. On open the identity is read again from the file; when it differs (``cp``,
+   ``shutil.copy``, a download, a restore that writes a new file, another machine or disk), or a
+   library made before issue 26 has none, a new random id is written with the new identity, and
+   the old id's caches are never read. A read-only library cannot write one: it uses an id
+   derived from the stored id and the identity, without writing.
 
-Size, modification and change times are left out on purpose: every write moves them, so a
-library would renew its id (and drop its caches) at each write, and two processes writing it
-would renew it in turns. Inode and device stay the same for one file for its life, also while
-it is written or renamed on its disk (``mv`` keeps the id and its caches).
+   Size, modification and change times are left out on purpose: every write moves them, so a
+   library would renew its id (and drop its caches) at each write, and two processes writing it
+   would renew it in turns. Inode and device stay the same for one file for its life, also while
+   it is written or renamed on its disk (``mv`` keeps the id and its caches).
+
+2. **A history that forks never repeats a cache key.** An in-place restore (``cp backup lib.db``
+   over the file, SQLite's ``.restore``) or a file created on a freed inode keeps the device and
+   inode, and on Linux Python shows no birth time, so guard 1 cannot tell. The caches' keys hold
+   the vectors' fingerprint (top rowids of papers and vectors, and a generation; see
+   :func:`paperscope.store.vectors.vectors_fingerprint`): :func:`mark_fork` adds a random amount
+   to the generation in each write transaction that moved the fingerprint, so two histories that
+   start from one state reach different keys, where a plain counter could reach the same one.
 
 The vectors themselves live in the file (table ``embeddings``) and travel with a copy, which is
 correct for it: a renewed id only means the caches are rebuilt from the file (no embedding).
@@ -34,10 +42,13 @@ from pathlib import Path
 
 from ..errors import StoreError
 
-__all__ = ["file_identity", "resolve_library_id"]
+__all__ = ["file_identity", "resolve_library_id", "vectors_mark", "mark_fork"]
 
 #: The ``library_state`` key of the file identity the stored ``library_id`` was issued for.
 _IDENTITY_KEY = "file_identity"
+#: Largest random step :func:`mark_fork` adds to the generation (2**31: two forks pick the same
+#: step with probability 2**-31; 2**32 forks stay far below SQLite's 2**63 integer limit).
+_FORK_STEP = 2**31
 
 Transaction = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
@@ -105,3 +116,33 @@ def resolve_library_id(conn: sqlite3.Connection, path: Path | None, transaction:
             "INSERT OR REPLACE INTO library_state (key, value) VALUES (?, ?)", (_IDENTITY_KEY, identity)
         )
     return renewed
+
+
+def vectors_mark(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """Return ``(max papers rowid, max embeddings rowid, generation)``: the state cache keys hold.
+
+    Three indexed reads (microseconds); :func:`paperscope.store.vectors.vectors_fingerprint`
+    returns it.
+    """
+    row = conn.execute(
+        "SELECT (SELECT coalesce(max(rowid), 0) FROM papers),"
+        " (SELECT coalesce(max(rowid), 0) FROM embeddings),"
+        " (SELECT value FROM library_state WHERE key = 'generation')"
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2] or 0)
+
+
+def mark_fork(conn: sqlite3.Connection, before: tuple[int, int, int]) -> None:
+    """Add a random step to the generation when this transaction moved the vectors' state.
+
+    Args:
+        conn: inside the write transaction that is about to commit.
+        before: :func:`vectors_mark` at the transaction's start.
+
+    Writes that leave papers and vectors alone (stars, tags, notes, cards) write nothing here,
+    so they invalidate no cache. See the module's guard 2 for why the step is random.
+    """
+    if vectors_mark(conn) == before:
+        return
+    step = 1 + secrets.randbelow(_FORK_STEP)
+    conn.execute("UPDATE library_state SET value = value + ? WHERE key = 'generation'", (step,))
