@@ -1167,12 +1167,13 @@ class Library:
     def _cache_dir(self) -> Path | None:
         """Return where derived indexes of this library are kept (None for an in-memory library).
 
-        One folder per library file, named by the random ``library_id`` the file was created
-        with, so a new library written at the same path never reads an old one's caches.
+        One folder per library file, named by its random ``library_id``: a new library written
+        at the same path, and a copy of this file, never read this one's caches
+        (:mod:`paperscope.store.identity`).
         """
         if self.store.path == ":memory:":
             return None
-        return cache_dir() / "indexes" / vectors.library_id(self.store.conn)
+        return cache_dir() / "indexes" / self.store.library_id
 
     def memory_bm25(self, build: bool = True) -> MemoryBM25 | None:
         """Return the in-memory BM25 index for a library of ``MEMORY_BM25_THRESHOLD`` papers or more.
@@ -1588,7 +1589,7 @@ class Library:
         conn = self.store.conn
         model_id = self.embedder.model_id
         key = (
-            vectors.library_id(conn),
+            self.store.library_id,
             model_id,
             vectors.vectors_fingerprint(conn, model_id),
             len(paper_ids),

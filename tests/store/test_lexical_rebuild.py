@@ -82,7 +82,9 @@ def test_a_library_built_before_stemming_is_rebuilt_with_no_stale_statistics_rea
         assert [p.name.startswith("bm25-snowball") for p in old_cache] == [False]
         index = lib.memory_bm25()
         assert loaded == [] and "optim" in index.vocabulary and "optimization" not in index.vocabulary
-        assert [p.name for p in lib._cache_dir().glob("bm25-*")] == [f"bm25-{LEXICAL_ANALYZER}-{n_papers}-g0"]
+        assert [p.name for p in lib._cache_dir().glob("bm25-*")] == [
+            f"bm25-{LEXICAL_ANALYZER}-{n_papers}-g{vectors.library_generation(conn)}"
+        ]
         assert [h.paper_id for h in lib.search("optimizers", mode="bm25", limit=50)] == [
             h.paper_id for h in fts_hits
         ]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ReadOnlyLibrary, StoreError
-from . import health
+from . import health, identity
 from .lexical import ensure_lexical_index
 from .migrations import MIGRATIONS
 
@@ -47,6 +47,9 @@ class Store:
     Attributes:
         read_only: why the library is read-only (one phrase), or None when it is writable.
         damaged: the quick check's finding when the file failed it, else None.
+        library_id: what this file's on-disk caches are keyed by (32 hex digits): the stored id,
+            renewed on open when the file is a copy of the one it was issued for
+            (:mod:`paperscope.store.identity`).
 
     Raises:
         StoreError: the file cannot be opened, is empty (0 bytes), is not a paperscope library,
@@ -61,6 +64,7 @@ class Store:
         self.damaged: str | None = None
         self._verified = False
         self._checked_ours = False
+        self._marks_forks = False
         try:
             if self.path == ":memory:":
                 self._connect(self.path)
@@ -68,8 +72,15 @@ class Store:
                 self._open_file(Path(self.path), read_only)
             self.conn.row_factory = sqlite3.Row
             self._migrate()
+            self._marks_forks = self.read_only is None
             if self.read_only is None:
                 ensure_lexical_index(self.conn, self.transaction)
+            writable = self.read_only is None and self.damaged is None
+            self.library_id = identity.resolve_library_id(
+                self.conn,
+                None if self.path == ":memory:" else Path(self.path),
+                self.transaction if writable else None,
+            )
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open library database: {exc}") from exc
 
@@ -206,13 +217,20 @@ class Store:
         holds the write lock, this waits up to ``BUSY_TIMEOUT_S`` seconds in all, printing
         :data:`WAIT_MESSAGE` once on stderr after the first ``_QUIET_WAIT_S``.
 
+        A transaction that adds, edits or deletes papers or vectors also moves the generation by
+        a random step (:func:`paperscope.store.identity.mark_fork`), so a restored or copied
+        file that is then written never reaches the cache keys of the history it forked from.
+
         Raises:
             ReadOnlyLibrary: the library is read-only (:attr:`read_only`).
             StoreError: the lock stayed taken for ``BUSY_TIMEOUT_S`` seconds.
         """
         self._begin_immediate()
         try:
+            before = identity.vectors_mark(self.conn) if self._marks_forks else None
             yield self.conn
+            if before is not None:
+                identity.mark_fork(self.conn, before)
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
@@ -279,7 +297,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     """Return True when ``exc`` is SQLite's "database is locked" (another writer holds the lock)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF == sqlite3.SQLITE_BUSY
+        return bool(code & 0xFF == sqlite3.SQLITE_BUSY)
     return "locked" in str(exc) or "busy" in str(exc)
 
 

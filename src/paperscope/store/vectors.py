@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from . import identity
+
 __all__ = [
     "missing_vectors",
     "count_missing_vectors",
@@ -16,7 +18,6 @@ __all__ = [
     "vectors_by_hash",
     "vectors_fingerprint",
     "library_generation",
-    "library_id",
     "titleless_papers",
 ]
 
@@ -144,21 +145,16 @@ def vectors_fingerprint(conn: sqlite3.Connection, model_id: str) -> tuple[int, i
     inserted papers and vectors (an ``INSERT OR REPLACE`` gets a new rowid) move one of them.
     ``generation`` is bumped by triggers on every in-place change that the rowids miss (a
     paper's text or content hash updated, a paper or vector deleted; migration 4), so the
-    check costs microseconds per query even at 100k papers and is never fooled. ``model_id``
+    check costs microseconds per query even at 100k papers and is never fooled; each write
+    transaction that moved any of the three also adds a random step, so a copied or restored
+    file that is then written never repeats another history's value
+    (:func:`paperscope.store.identity.mark_fork`). ``model_id``
     is part of the signature for callers; any model's new vector counts as a change.
     """
-    (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM papers").fetchone()
-    (etop,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM embeddings").fetchone()
-    return int(top), int(etop), library_generation(conn)
+    return identity.vectors_mark(conn)
 
 
 def library_generation(conn: sqlite3.Connection) -> int:
     """Return the library's change counter (see :func:`vectors_fingerprint`)."""
     row = conn.execute("SELECT value FROM library_state WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
-
-
-def library_id(conn: sqlite3.Connection) -> str:
-    """Return the random id this library file was given when it was created (32 hex digits)."""
-    row = conn.execute("SELECT value FROM library_state WHERE key = 'library_id'").fetchone()
-    return str(row[0])

@@ -156,7 +156,7 @@ def _map_key(lib: Library) -> str | None:
         conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
         for table in ("papers", "cards", "sources")
     ]
-    state = [vectors.library_id(conn), vectors.library_generation(conn), tops, run]
+    state = [lib.store.library_id, vectors.library_generation(conn), tops, run]
     digest = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
     return f'"map-{digest[:32]}"'
 
