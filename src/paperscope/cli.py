@@ -1116,11 +1116,14 @@ def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_jso
 
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
+    from .text import strip_controls
+
     lib = _library(ctx)
     _check_ids(lib, paper_ids)
+    stored = strip_controls(tag).strip()  # as the tag was stored
     for paper_id in paper_ids:
-        if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
-            click.echo(f"{lib.get(paper_id).paper_id}: not tagged {tag.strip()!r}", err=True)
+        if stored.lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
+            click.echo(f"{lib.get(paper_id).paper_id}: not tagged {stored!r}", err=True)
         lib.untag(paper_id, tag)
         if not as_json:
             prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
