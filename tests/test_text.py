@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from paperscope.text import clean_text, decode_entities, find_urls, fold, segment, tokenize
+from paperscope.text import clean_text, decode_entities, find_urls, fold, segment, strip_controls, tokenize
 
 CASES = [
     # LaTeX math and commands (all seen in examples/icml2026)
@@ -112,6 +112,23 @@ def test_entities_are_decoded_exactly_once() -> None:
     assert decode_entities("Q&amp;A over R&amp;D &lt;1% &gt; 90%") == "Q&A over R&D <1% > 90%"
     assert decode_entities("&amp;amp;") == "&amp;"
     assert clean_text(decode_entities("&amp;amp;")) == "&amp;"
+
+
+@pytest.mark.parametrize("code", [*range(0x00, 0xA0), 0xA0, 0x2028, 0xFEFF])
+def test_strip_controls_removes_every_c0_and_c1_control_but_tab_and_newline(code: int) -> None:
+    ch = chr(code)
+    kept = {"\t": "\t", "\n": "\n", "\r": "\n"}.get(ch, "" if code < 0x20 or 0x7F <= code <= 0x9F else ch)
+    assert strip_controls(f"a{ch}b") == f"a{kept}b"
+
+
+def test_strip_controls_writes_each_line_end_as_one_newline() -> None:
+    assert strip_controls("one\r\ntwo\rthree\n\r\nfour\r") == "one\ntwo\nthree\n\nfour\n"
+    text = "Plain text, é and 中文, with\ttab and\nnewline."
+    assert strip_controls(text) is text
+
+
+def test_entities_never_decode_to_a_control_character() -> None:
+    assert decode_entities("a&#0;b&#12;c&#x1b;d&#127;e&#13;&#10;f&#9;g") == "a\ufffdbcde\nf\tg"
 
 
 def test_readable_converts_tex_fields_only() -> None:

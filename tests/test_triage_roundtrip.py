@@ -239,6 +239,36 @@ def test_csv_reingests_to_the_same_papers(icml: Library, hard: Library, tmp_path
             assert all("to-read" not in p.keywords for p in after.values())
 
 
+def test_exports_of_marks_with_control_characters_reingest(hard: Library, tmp_path: Path) -> None:
+    """A tag and a note typed with NUL and C1 controls: the CSV and BibTeX exports read back (issue 26).
+
+    They were stored raw, and the library's own exports were then refused as binary files.
+    """
+    pid = next(hard.papers()).paper_id
+    hard.tag(pid, "to\x00read\x9b")
+    hard.set_note(pid, "check\x00 the\x1b[31m proof\x85\r\nsecond line\tend")
+    assert (hard.marks(pid)["tags"], hard.marks(pid)["note"]) == (
+        ["toread"],
+        "check the[31m proof\nsecond line\tend",
+    )
+    papers = list(hard.papers())
+    for fmt, suffix in (("csv", ".csv"), ("bibtex", ".bib")):
+        text = "".join(hard.export(fmt))
+        assert "toread" in text and "second line\tend" in text, fmt
+        assert re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", text) is None, fmt
+        out = tmp_path / f"marked{suffix}"
+        out.write_text(text, encoding="utf-8")
+        with Library(tmp_path / f"again-{fmt}.db") as again:
+            report = again.ingest([out], embed=False, cards=False)
+            assert (report.failed, report.skipped, report.new) == ([], [], len(hard)), fmt
+            after = list(again.papers())
+        if fmt == "csv":  # lossless: the same papers (test_csv_reingests_to_the_same_papers)
+            assert [p.paper_id for p in after] == [p.paper_id for p in papers]
+        else:  # TeX ("$" comes back as "＄"): the same papers as bibtexparser reads them
+            assert [p.year for p in after] == [p.year for p in papers]
+            assert differences(papers, hard.citation_keys(), bibtexparser_fields(text)) == []
+
+
 def test_keys_are_unique_stable_and_independent_of_the_selection(
     icml: Library, icml_dir: Path, tmp_path: Path
 ) -> None:

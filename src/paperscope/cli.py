@@ -6,7 +6,6 @@ numpy and the embedding runtime cost most of a fresh process's time otherwise).
 
 from __future__ import annotations
 
-import json
 import signal
 import sqlite3
 import sys
@@ -1043,73 +1042,6 @@ def _print_library_summary(lib: Library, db: Path) -> None:
     click.echo(f"   {ps} serve               # web app on http://127.0.0.1:8765/")
 
 
-@_command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--get", "get_path", default=None, help="Print the response to one GET path and exit.")
-@click.option(
-    "--token",
-    envvar="PAPERSCOPE_TOKEN",
-    default=None,
-    help="Secret every request must carry (needed to listen beyond 127.0.0.1).",
-)
-@click.pass_context
-def serve(ctx: click.Context, host: str, port: int, get_path: str | None, token: str | None) -> None:
-    """Serve the JSON API and the web UI (on 127.0.0.1 unless --host and --token say otherwise).
-
-    Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
-    """
-    from .web import create_app
-    from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES, is_loopback
-
-    loopback = is_loopback(host)
-    if not loopback and not token:
-        raise click.ClickException(
-            f"--host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
-        )
-    allowed = None if get_path is not None or not loopback else LOOPBACK_HOSTS | {host}
-    app = create_app(_library(ctx), token=token, allowed_hosts=allowed, warm_map=get_path is None)
-    if get_path is not None:
-        from fastapi.testclient import TestClient
-
-        with TestClient(app, raise_server_exceptions=False) as client:
-            response = client.get(get_path)
-        if response.headers.get("content-type", "").startswith("application/json"):
-            click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
-        else:
-            click.echo(response.text)
-        if response.status_code >= 400:
-            ctx.exit(1)
-        return
-    import uvicorn
-
-    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
-    click.echo(
-        f"paperscope serving {ctx.obj['library'].store.path} at {base}/ (the web app;"
-        f" JSON API under {base}/api/, its schema at {base}/openapi.json); Ctrl-C stops",
-        err=True,
-    )
-    from threadpoolctl import threadpool_limits
-
-    from .index import minilm
-
-    # Many requests at once: one thread per query embedding and per BLAS call, so concurrent
-    # searches share the cores instead of each spreading over all of them (bench/serve_load.py).
-    minilm.PARALLEL_QUERIES = True
-    with threadpool_limits(limits=1):
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            timeout_graceful_shutdown=5,
-            # A request line past h11's 16 KiB default got uvicorn's bare "Invalid HTTP request";
-            # up to 4 MiB reaches the app, which cuts a long query with a notice and answers
-            # a URL past MAX_URL_BYTES with a 414 in the JSON error shape.
-            h11_max_incomplete_event_size=MAX_REQUEST_LINE_BYTES,
-        )
-
-
 def _marks_of(lib: Library, paper_ids: Iterable[str]) -> list[dict[str, Any]]:
     """``[{"paper_id", "label", "title_source", "marks"}]`` of each paper (by id or prefix), in the order given."""
     rows = []
@@ -1190,11 +1122,14 @@ def tags_remove(ctx: click.Context, paper_ids: tuple[str, ...], tag: str, as_jso
 
     Example: paperscope tags remove 6dcd10ba875e to-read
     """
+    from .text import strip_controls
+
     lib = _library(ctx)
     _check_ids(lib, paper_ids)
+    stored = strip_controls(tag).strip()  # as the tag was stored
     for paper_id in paper_ids:
-        if tag.strip().lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
-            click.echo(f"{lib.get(paper_id).paper_id}: not tagged {tag.strip()!r}", err=True)
+        if stored.lower() not in {t.lower() for t in lib.marks(paper_id)["tags"]}:
+            click.echo(f"{lib.get(paper_id).paper_id}: not tagged {stored!r}", err=True)
         lib.untag(paper_id, tag)
         if not as_json:
             prefix = f"{lib.get(paper_id).paper_id}  " if len(paper_ids) > 1 else ""
@@ -1732,3 +1667,13 @@ def _register_schedule_command() -> None:
 
 
 _register_schedule_command()
+
+
+def _register_serve_command() -> None:
+    """Add ``serve`` (the web app and JSON API; see cli_serve.py)."""
+    from .cli_serve import register
+
+    register(cli, _command, _library)
+
+
+_register_serve_command()

@@ -42,7 +42,7 @@ from .store import topics as topic_store
 from .store.doctor import DoctorReport
 from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
 from .store.retrieval import document_frequencies, filtered_paper_ids
-from .text import has_cjk
+from .text import has_cjk, strip_controls
 from .waits import doing
 
 if TYPE_CHECKING:
@@ -1242,17 +1242,18 @@ class Library:
             marks.set_star(conn, pid, starred)
 
     def tag(self, paper_id: str, tag: str) -> None:
-        """Add a tag to a paper.
+        """Add a tag to a paper (stored without control characters and surrounding spaces).
 
         Raises:
-            InputError: the tag is empty.
+            InputError: the tag is empty, or holds only spaces and control characters.
 
         """
-        if not tag.strip():
+        tag = strip_controls(tag).strip()
+        if not tag:
             raise InputError("empty tag")
         pid = papers.resolve_paper_id(self.store.conn, paper_id)
         with self.store.transaction() as conn:
-            marks.add_tag(conn, pid, tag.strip())
+            marks.add_tag(conn, pid, tag)
 
     def untag(self, paper_id: str, tag: str) -> None:
         """Remove a tag from a paper (no error when it is not there)."""
@@ -1261,7 +1262,7 @@ class Library:
             marks.remove_tag(conn, pid, tag.strip())
 
     def set_note(self, paper_id: str, body: str) -> None:
-        """Set the note of a paper (an empty body removes it)."""
+        """Set the note of a paper (stored without control characters; an empty body removes it)."""
         pid = papers.resolve_paper_id(self.store.conn, paper_id)
         with self.store.transaction() as conn:
             marks.set_note(conn, pid, body)

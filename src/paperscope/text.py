@@ -45,6 +45,8 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 __all__ = [
     "clean_text",
+    "strip_controls",
+    "CONTROL_CHARS",
     "strip_invisible",
     "is_invisible",
     "INVISIBLE_RANGES",
@@ -221,6 +223,37 @@ def strip_invisible(text: str) -> str:
         text = _INVISIBLE_BUT_ZW_RE.sub("", text)
         return _ZW_BOUNDARY_RE.sub(" ", text).translate(_ZW_REMOVED)
     return _INVISIBLE_RE.sub("", text)
+
+
+#: The C0 and C1 control characters that are not text (a regex character-class body): U+0000–0008,
+#: U+000B, U+000C, U+000E–001F, U+007F (DEL) and U+0080–009F. Tab (U+0009) and line feed
+#: (U+000A) are text; carriage return (U+000D) is a line end, which :func:`strip_controls` writes
+#: as a line feed.
+CONTROL_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_CONTROL_RE = re.compile(f"[{CONTROL_CHARS}]+")
+_CR_RE = re.compile("\r\n?")
+
+
+def strip_controls(text: str) -> str:
+    r"""Return ``text`` without control characters, its line ends as ``\n``: what every stored text holds.
+
+    Removes the C0 and C1 controls of :data:`CONTROL_CHARS` (NUL, ESC, DEL, NEL, CSI…), keeps
+    tab and line feed, and writes each CRLF or lone CR as one LF, as the text-list, BibTeX and CSV
+    readers already read line ends (universal newlines), so a note typed in a browser form and a
+    JSON abstract with ``\r\n`` store the same line ends. Nothing else changes (invisible
+    formatting characters are :func:`strip_invisible`'s job). Ingest applies it to every text
+    field of every record, and the marks layer to every tag and note, so an export never carries
+    a byte a reader refuses (a NUL made the library's own CSV and BibTeX read as binary files).
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text without control characters; ``text`` itself when it holds none and no CR.
+    """
+    if "\r" in text:
+        text = _CR_RE.sub("\n", text)
+    return _CONTROL_RE.sub("", text)
 
 
 #: Abbreviation macros of the CVPR/ICCV/ECCV style files (``\def\eg{\emph{e.g}\onedot}`` …) that
@@ -494,8 +527,12 @@ def _strip_markdown(text: str) -> str:
 
 
 def decode_entities(text: str) -> str:
-    """Decode HTML entities once (``Q&amp;A`` → ``Q&A``, ``&amp;lt;`` → ``&lt;``); ingest calls it."""
-    return html.unescape(text) if "&" in text else text
+    """Decode HTML entities once (``Q&amp;A`` → ``Q&A``, ``&amp;lt;`` → ``&lt;``); ingest calls it.
+
+    A character reference to a control character (``&#12;``, ``&#13;``) decodes to what
+    :func:`strip_controls` leaves of it, so no control enters the store through an entity either.
+    """
+    return strip_controls(html.unescape(text)) if "&" in text else text
 
 
 _EM_DASH_RE = re.compile(r"(?<=[\w\s])---(?=[\w\s])")

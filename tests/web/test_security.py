@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import string
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -10,8 +14,9 @@ from fastapi.testclient import TestClient
 
 from paperscope import Library
 from paperscope.cli import cli
+from paperscope.errors import InputError
 from paperscope.web import create_app
-from paperscope.web.security import CSP, TOKEN_COOKIE
+from paperscope.web.security import CSP, MIN_TOKEN_CHARS, TOKEN_COOKIE, is_loopback, new_token, resolve_host
 
 LIST = "ICML 2026 Papers\n\nWe present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n"
 
@@ -100,7 +105,8 @@ def test_serve_refuses_a_non_loopback_host_without_a_token(lib: Library) -> None
     )
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: --host 0.0.0.0: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)\n"
+        "Error: --host 0.0.0.0: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
+        " (make one with `paperscope serve --new-token`)\n"
     )
 
 
@@ -187,7 +193,7 @@ def test_a_token_guards_the_api_schema_and_uploads_too(lib: Library, tmp_path: P
         assert authorised.status_code == 200
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.7", "example.org"])
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.7", "10.9.9.9", "", "::ffff:10.9.9.9"])
 def test_serve_refuses_every_non_loopback_host_without_a_token(lib: Library, host: str) -> None:
     result = CliRunner().invoke(
         cli, ["--db", str(lib.store.path), "serve", "--host", host], env={"PAPERSCOPE_TOKEN": ""}
@@ -218,3 +224,154 @@ def test_a_get_changes_nothing(lib: Library) -> None:
         ):
             assert client.get(path).status_code in (200, 400, 404, 405, 503), path
         assert (lib.stats(), lib.marks(pid), lib.topics()) == before
+
+
+# --- loopback means loopback (issue 26, kind 1) -------------------------------------------------
+
+#: A token as long as ``serve`` accepts (``MIN_TOKEN_CHARS``).
+GOOD_TOKEN = "t" * MIN_TOKEN_CHARS
+
+
+def fake_resolver(table: dict[str, list[str]]) -> Callable[..., list[tuple[Any, ...]]]:
+    """A ``socket.getaddrinfo`` that knows only ``table`` (name -> addresses), as a private DNS would."""
+
+    def resolve(host: str, port: Any, *args: Any, **kwargs: Any) -> list[tuple[Any, ...]]:
+        if host not in table:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [
+            (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0))
+            for a in table[host]
+        ]
+
+    return resolve
+
+
+#: What the attack's private network resolved, and names with one loopback address among others.
+NAMES = {
+    "127.evil.test": ["10.9.9.9"],
+    "mixed.test": ["127.0.0.1", "10.9.9.9"],
+    "mixed6.test": ["::1", "fe80::1%eth0"],
+    "loop.test": ["127.0.0.1", "127.0.1.1", "::1"],
+    "localhost": ["127.0.0.1", "::1"],
+}
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("127.evil.test", False),
+        ("mixed.test", False),
+        ("mixed6.test", False),
+        ("loop.test", True),
+        ("localhost", True),
+    ],
+)
+def test_a_name_is_loopback_only_when_every_address_it_resolves_to_is(host: str, expected: bool) -> None:
+    assert is_loopback(host, resolve=fake_resolver(NAMES)) is expected
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("127.0.0.1", True),
+        ("127.255.0.9", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("128.0.0.1", False),
+        ("10.9.9.9", False),
+        ("::2", False),
+        ("", False),
+    ],
+)
+def test_addresses_and_localhost_resolve_for_real_without_network(host: str, expected: bool) -> None:
+    assert is_loopback(host) is expected
+
+
+def test_localhost_resolves_to_loopback_addresses_only() -> None:
+    assert {str(a) for a in resolve_host("localhost")} <= {"127.0.0.1", "::1"}
+
+
+def test_a_name_that_does_not_resolve_is_an_input_error() -> None:
+    with pytest.raises(InputError) as caught:
+        is_loopback("nowhere.test", resolve=fake_resolver(NAMES))
+    assert str(caught.value) == (
+        "nowhere.test: the name does not resolve (Name or service not known); give an IP address or a"
+        " name this machine resolves"
+    )
+
+
+def _serve(lib: Library, *args: str, env: dict[str, str] | None = None) -> Any:
+    return CliRunner().invoke(
+        cli, ["--db", str(lib.store.path), "serve", *args], env={"PAPERSCOPE_TOKEN": "", **(env or {})}
+    )
+
+
+@pytest.mark.parametrize("host", ["127.evil.test", "mixed.test", "mixed6.test"])
+def test_serve_needs_a_token_for_a_name_that_resolves_beyond_loopback(
+    lib: Library, host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", fake_resolver(NAMES))
+    refused = _serve(lib, "--host", host, "--get", "/api/stats")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr == (
+        f"Error: --host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
+        " (make one with `paperscope serve --new-token`)\n"
+    )
+    guarded = _serve(lib, "--host", host, "--get", "/api/stats", env={"PAPERSCOPE_TOKEN": GOOD_TOKEN})
+    assert guarded.exit_code == 0, guarded.output
+    assert '"papers": 1' in guarded.stdout
+
+
+def test_serve_on_a_loopback_name_needs_no_token(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", fake_resolver(NAMES))
+    result = _serve(lib, "--host", "loop.test", "--get", "/api/stats")
+    assert result.exit_code == 0, result.output
+    assert '"papers": 1' in result.stdout
+
+
+def test_serve_names_a_host_that_does_not_resolve_in_one_line(
+    lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", fake_resolver(NAMES))
+    result = _serve(lib, "--host", "nowhere.test", "--token", GOOD_TOKEN)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: --host nowhere.test: the name does not resolve (Name or service not known); give an IP"
+        " address or a name this machine resolves\n"
+    )
+
+
+@pytest.mark.parametrize("length", [1, 8, MIN_TOKEN_CHARS - 1])
+def test_serve_refuses_a_short_token_on_any_host(lib: Library, length: int) -> None:
+    message = (
+        f"Error: --token: the token has {length} characters, fewer than the {MIN_TOKEN_CHARS} it needs;"
+        " make one with `paperscope serve --new-token`\n"
+    )
+    for host in ("0.0.0.0", "127.0.0.1"):
+        by_flag = _serve(lib, "--host", host, "--token", "x" * length, "--get", "/api/stats")
+        assert (by_flag.exit_code, by_flag.stdout, by_flag.stderr) == (1, "", message), host
+        by_env = _serve(lib, "--host", host, "--get", "/api/stats", env={"PAPERSCOPE_TOKEN": "x" * length})
+        assert (by_env.exit_code, by_env.stdout, by_env.stderr) == (1, "", message), host
+
+
+def test_serve_new_token_prints_a_long_random_token_that_serve_accepts(lib: Library) -> None:
+    first, second = _serve(lib, "--new-token"), _serve(lib, "--new-token")
+    assert first.exit_code == 0 and first.stderr == ""
+    token = first.stdout.strip()
+    assert first.stdout == token + "\n" and len(token) >= MIN_TOKEN_CHARS
+    assert set(token) <= set(string.ascii_letters + string.digits + "-_")
+    assert second.stdout.strip() != token
+    served = _serve(lib, "--host", "0.0.0.0", "--token", token, "--get", "/api/stats")
+    assert served.exit_code == 0, served.output
+    assert '"papers": 1' in served.stdout
+    with TestClient(create_app(lib, token=token)) as client:
+        assert client.get("/api/stats").status_code == 401
+        assert client.get("/api/stats", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_new_token_is_43_url_safe_characters() -> None:
+    tokens = {new_token() for _ in range(20)}
+    assert len(tokens) == 20 and {len(t) for t in tokens} == {43}

@@ -35,7 +35,15 @@ from ..models import Card, Conflict, FileReport, IngestReport, Paper, Record, Sk
 from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
 from ..store import Store, cleanup, papers
-from ..text import clean_text, decode_entities, identity_text, normalise_for_hash, strip_invisible
+from ..text import (
+    CONTROL_CHARS,
+    clean_text,
+    decode_entities,
+    identity_text,
+    normalise_for_hash,
+    strip_controls,
+    strip_invisible,
+)
 from ..worker_guard import die_with_parent
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
@@ -73,11 +81,12 @@ DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv",
 _COUNT_CHUNK_BYTES = 2**20
 #: Documentation file names (any extension) a folder walk never reads.
 _DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
-# C0/C1 control characters (tab and newlines excepted), lone surrogates and non-characters:
-# they break SQLite's UTF-8 or the terminal and carry no text.
 #: An abstract without TeX (no ``\``, ``$``, ``{`` or backtick): its clean text is its identity text.
 _PLAIN_RE = re.compile(r"[^\\${`]*")
-_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# Lone surrogates and the non-characters U+FFFE/U+FFFF: they break SQLite's UTF-8 and carry no text.
+_NON_TEXT_RE = re.compile("[\ud800-\udfff\ufffe\uffff]")
+# What repair_record reports as removed: those and the control characters (text.CONTROL_CHARS).
+_INVALID_RE = re.compile(f"[{CONTROL_CHARS}\ud800-\udfff\ufffe\uffff]")
 
 
 def paper_id_for(identity: str) -> str:
@@ -138,16 +147,18 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool, str 
 def repair_record(record: Record) -> list[str]:
     r"""Remove invalid characters from every text field of ``record``; return what was removed.
 
-    Invalid means C0/C1 control characters other than tab and line breaks, lone UTF-16
-    surrogates (from JSON ``\ud800`` escapes) and the non-characters U+FFFE/U+FFFF.
+    Invalid means the control characters of :func:`paperscope.text.strip_controls` (C0/C1
+    controls other than tab and line feed; each CRLF or lone CR becomes a line feed, which is not
+    reported), lone UTF-16 surrogates (from JSON ``\ud800`` escapes) and the non-characters
+    U+FFFE/U+FFFF. Every reader's records pass here, so every format stores the same text.
     """
     removed: list[str] = []
 
     def fix(value: str | None) -> str | None:
-        if value is None or not _INVALID_RE.search(value):
+        if value is None or (not _INVALID_RE.search(value) and "\r" not in value):
             return value
         removed.extend(_INVALID_RE.findall(value))
-        return _INVALID_RE.sub("", value)
+        return strip_controls(_NON_TEXT_RE.sub("", value))
 
     record.abstract = fix(record.abstract) or ""
     record.title = fix(record.title)
@@ -156,6 +167,8 @@ def repair_record(record: Record) -> list[str]:
     record.source_area = fix(record.source_area)
     record.authors = [a for a in (fix(a) for a in record.authors) if a]
     record.keywords = [k for k in (fix(k) for k in record.keywords) if k]
+    record.urls = [u for u in (fix(u) for u in record.urls) if u]
+    record.external_ids = {k: v for k, v in ((k, fix(v)) for k, v in record.external_ids.items()) if v}
     return removed
 
 

@@ -1,8 +1,15 @@
-"""The user's own data: stars, tags and notes. Ingest and rebuilds never write these tables."""
+"""The user's own data: stars, tags and notes. Ingest and rebuilds never write these tables.
+
+Every tag and note is stored through :func:`paperscope.text.strip_controls` (no NUL, ESC or other
+C0/C1 control; line ends as LF), whichever way it comes (the Python API, the CLI, the web API, a
+restored backup), so every export of the library reads back.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+
+from ..text import strip_controls
 
 __all__ = [
     "set_star",
@@ -46,8 +53,19 @@ def is_starred(conn: sqlite3.Connection, paper_id: str) -> bool:
     return conn.execute("SELECT 1 FROM stars WHERE paper_id = ?", (paper_id,)).fetchone() is not None
 
 
+def _tag_text(tag: str) -> str:
+    return strip_controls(tag).strip()
+
+
 def add_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
-    """Tag a paper (idempotent). Tags ignore case: "To-Read" joins an existing "to-read" as written first."""
+    """Tag a paper (idempotent). Tags ignore case: "To-Read" joins an existing "to-read" as written first.
+
+    The tag is stored without control characters and surrounding whitespace; a tag with no text
+    left is not stored.
+    """
+    tag = _tag_text(tag)
+    if not tag:
+        return
     known = conn.execute("SELECT tag FROM tags WHERE lower(tag) = lower(?) LIMIT 1", (tag,)).fetchone()
     conn.execute(
         "INSERT OR IGNORE INTO tags (paper_id, tag) VALUES (?, ?)", (paper_id, known[0] if known else tag)
@@ -55,8 +73,8 @@ def add_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
 
 
 def remove_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
-    """Remove one tag from a paper, ignoring case (no error when absent)."""
-    conn.execute("DELETE FROM tags WHERE paper_id = ? AND lower(tag) = lower(?)", (paper_id, tag))
+    """Remove one tag from a paper, ignoring case and control characters (no error when absent)."""
+    conn.execute("DELETE FROM tags WHERE paper_id = ? AND lower(tag) = lower(?)", (paper_id, _tag_text(tag)))
 
 
 def tags_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
@@ -66,7 +84,11 @@ def tags_of(conn: sqlite3.Connection, paper_id: str) -> list[str]:
 
 
 def set_note(conn: sqlite3.Connection, paper_id: str, body: str) -> None:
-    """Set (replace) the note of a paper; an empty body deletes it."""
+    """Set (replace) the note of a paper; a body with no text (control characters aside) deletes it.
+
+    The note is stored without control characters, its line ends as LF (:func:`strip_controls`).
+    """
+    body = strip_controls(body)
     if body.strip():
         conn.execute(
             "INSERT INTO notes (paper_id, body) VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE"

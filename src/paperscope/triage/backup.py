@@ -33,6 +33,7 @@ from .. import strict_json
 from ..errors import InputError, NotFound
 from ..models import Paper
 from ..store import marks, papers
+from ..text import strip_controls
 
 __all__ = ["BACKUP_FORMAT", "RestoreReport", "content_key", "write_backup", "read_backup", "restore_marks"]
 
@@ -167,10 +168,12 @@ def restore_marks(conn: sqlite3.Connection, entries: list[dict[str, Any]], path:
         if entry.get("starred"):
             marks.set_star(conn, pid, True)
         for tag in entry.get("tags") or []:
-            if isinstance(tag, str) and tag.strip():
-                marks.add_tag(conn, pid, tag.strip())
+            if isinstance(tag, str):
+                marks.add_tag(conn, pid, tag)  # a tag with no text is skipped there
         note = entry.get("note")
-        if isinstance(note, str) and note.strip():
+        # As stored (marks.set_note): a note of only control characters would delete the current one.
+        note = strip_controls(note) if isinstance(note, str) else None
+        if note is not None and note.strip():
             current = marks.note_of(conn, pid)
             if current != note:
                 report.notes_replaced += current is not None

@@ -9,7 +9,9 @@
   knows which hosts it serves, when its ``Host`` is not one of them (DNS rebinding).
 - With a token (required by ``paperscope serve`` for a non-loopback ``--host``), every request
   must carry it: ``Authorization: Bearer TOKEN``, or the cookie that opening ``/?token=TOKEN``
-  once sets (HttpOnly, SameSite=Strict), so a browser can use the pages.
+  once sets (HttpOnly, SameSite=Strict), so a browser can use the pages. A host is loopback
+  when every address it resolves to is (:func:`is_loopback`: 127.0.0.0/8 or ::1, never a name's
+  spelling), and a token has at least ``MIN_TOKEN_CHARS`` characters (:func:`check_token`).
 - A request body larger than its route's limit (``MAX_BODY_BYTES``, 1 MiB, for JSON bodies; the
   upload limit for ``POST /api/ingest``) is refused with a 413 in the JSON error shape, from its
   ``Content-Length`` before it is read, or while it streams when it has none.
@@ -22,12 +24,17 @@
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable, Iterable
+import ipaddress
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
+
+from ..errors import InputError
 
 __all__ = [
     "install_security",
@@ -39,7 +46,12 @@ __all__ = [
     "MAX_BODY_BYTES",
     "MAX_URL_BYTES",
     "MAX_REQUEST_LINE_BYTES",
+    "MIN_TOKEN_CHARS",
+    "Resolver",
     "is_loopback",
+    "resolve_host",
+    "check_token",
+    "new_token",
 ]
 
 #: The policy of every page and API response (OWASP's "strict" baseline, self-hosted assets only).
@@ -47,7 +59,7 @@ CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
-#: Host names that only this machine can reach.
+#: Host names that only this machine can reach: the ``Host`` header values a loopback server answers.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 TOKEN_COOKIE = "paperscope_token"
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -58,6 +70,15 @@ MAX_URL_BYTES = 256 * 1024
 #: What ``paperscope serve`` tells uvicorn's h11 parser to accept (bytes of request line and
 #: headers): beyond it uvicorn answers a plain-text 400 before the app sees the request.
 MAX_REQUEST_LINE_BYTES = 4 * 1024 * 1024
+#: Shortest token ``paperscope serve`` accepts: 32 characters, as ``secrets.token_urlsafe(24)``
+#: gives for 192 random bits (``new_token`` gives 43 characters, 256 bits; Python's ``secrets``
+#: docs recommend at least 32 random bytes).
+MIN_TOKEN_CHARS = 32
+#: What resolves a host name: :func:`socket.getaddrinfo`'s shape, ``(host, port)`` in, tuples out
+#: whose fifth item is the socket address (its first item the address text).
+Resolver = Callable[[str, None], Sequence[tuple[Any, ...]]]
+_LOOPBACK_V4 = ipaddress.IPv4Network("127.0.0.0/8")
+_LOOPBACK_V6 = ipaddress.IPv6Address("::1")
 
 
 class BodyTooLarge(Exception):
@@ -74,9 +95,78 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes:,} bytes"
 
 
-def is_loopback(host: str) -> bool:
-    """Return True for a host name or address that only this machine can reach."""
-    return host.strip("[]") in LOOPBACK_HOSTS or host.startswith("127.")
+def resolve_host(
+    host: str, resolve: Resolver | None = None
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """Return every address ``host`` resolves to, in the resolver's order, without repeats.
+
+    Args:
+        host: a host name, an IPv4 address or an IPv6 address (brackets allowed: ``[::1]``).
+        resolve: the resolver; None means :func:`socket.getaddrinfo` (looked up at call time,
+            so tests can replace it). Tests pass a fake that maps names to addresses.
+
+    Raises:
+        InputError: ``host`` is empty, or does not resolve (the resolver's reason is given).
+    """
+    name = host.strip().strip("[]")
+    if not name:
+        raise InputError("an empty host names no address; give 127.0.0.1, 0.0.0.0 or a host name")
+    try:
+        infos = (resolve or socket.getaddrinfo)(name, None)
+    except (OSError, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise InputError(
+            f"{host}: the name does not resolve ({reason}); give an IP address or a name this"
+            " machine resolves"
+        ) from None
+    found: dict[ipaddress.IPv4Address | ipaddress.IPv6Address, None] = {}
+    for info in infos:
+        found.setdefault(ipaddress.ip_address(str(info[4][0]).split("%")[0]), None)
+    if not found:
+        raise InputError(f"{host}: the name resolves to no address; give an IP address")
+    return list(found)
+
+
+def is_loopback(host: str, resolve: Resolver | None = None) -> bool:
+    """Return True when every address ``host`` resolves to is this machine's loopback.
+
+    Loopback means 127.0.0.0/8 or ::1 (RFC 1122 §3.2.1.3, RFC 4291 §2.5.3). The name's spelling
+    counts for nothing: ``127.evil.test`` resolving to 10.9.9.9 is not loopback, and a name
+    with one loopback and one other address is not either (a server may bind the other one).
+    An empty host (every interface, to a socket) is not loopback.
+
+    Args:
+        host: as given to ``paperscope serve --host``.
+        resolve: the resolver (see :func:`resolve_host`); None means :func:`socket.getaddrinfo`.
+
+    Raises:
+        InputError: a non-empty ``host`` does not resolve.
+    """
+    if not host.strip().strip("[]"):
+        return False
+    return all(
+        (a in _LOOPBACK_V4) if isinstance(a, ipaddress.IPv4Address) else a == _LOOPBACK_V6
+        for a in resolve_host(host, resolve)
+    )
+
+
+def check_token(token: str) -> None:
+    """Refuse a token too short to guess: at least ``MIN_TOKEN_CHARS`` (32) characters.
+
+    Raises:
+        InputError: ``token`` has fewer than ``MIN_TOKEN_CHARS`` characters; the message names
+            ``paperscope serve --new-token``, which prints a good one.
+    """
+    if len(token) < MIN_TOKEN_CHARS:
+        raise InputError(
+            f"the token has {len(token)} characters, fewer than the {MIN_TOKEN_CHARS} it needs;"
+            " make one with `paperscope serve --new-token`"
+        )
+
+
+def new_token() -> str:
+    """Return a fresh random token: 43 URL-safe characters holding 256 bits (``secrets.token_urlsafe(32)``)."""
+    return secrets.token_urlsafe(32)
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -148,7 +238,7 @@ def install_body_limit(
         limits: path → bytes for routes with a limit of their own (uploads).
         default_bytes: the limit of every other route.
     """
-    limits = dict(limits or {})
+    route_limits = dict(limits or {})
 
     class _BodyLimit:
         def __init__(self, inner: Any) -> None:
@@ -168,7 +258,7 @@ def install_body_limit(
                 )
                 await _error(message, 414)(scope, receive, send)
                 return
-            limit = limits.get(scope["path"], default_bytes)
+            limit = route_limits.get(scope["path"], default_bytes)
             declared = dict(scope.get("headers") or ()).get(b"content-length")
             if declared is not None and (not declared.isdigit() or int(declared) > limit):
                 message = str(BodyTooLarge(limit)) if declared.isdigit() else "a bad Content-Length header"

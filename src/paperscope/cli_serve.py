@@ -1,0 +1,133 @@
+"""``paperscope serve``: the web app and JSON API, on loopback unless a token guards it.
+
+Registered on the ``cli`` group by :func:`register` (called from ``cli.py``), as ``build`` is.
+Whether a host is loopback and whether a token is long enough is decided in
+:mod:`paperscope.web.security`; this module parses the options and starts uvicorn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .library import Library
+
+__all__ = ["register"]
+
+
+def register(
+    cli: click.Group,
+    command: Callable[..., Callable[[Callable[..., Any]], click.Command]],
+    library: Callable[[click.Context], Library],
+) -> None:
+    """Add ``serve`` to ``cli``; ``command`` is cli.py's ``_command``, ``library`` its ``_library``."""
+
+    @command()
+    @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+    @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+    @click.option("--get", "get_path", default=None, help="Print the response to one GET path and exit.")
+    @click.option(
+        "--token",
+        envvar="PAPERSCOPE_TOKEN",
+        default=None,
+        help="Secret every request must carry, 32 characters or more (needed when --host"
+        " resolves to any address outside 127.0.0.0/8 and ::1).",
+    )
+    @click.option(
+        "--new-token",
+        is_flag=True,
+        help="Print a new random token (43 characters) and exit; nothing is served.",
+    )
+    @click.pass_context
+    def serve(
+        ctx: click.Context, host: str, port: int, get_path: str | None, token: str | None, new_token: bool
+    ) -> None:
+        """Serve the JSON API and the web UI (on 127.0.0.1 unless --host and --token say otherwise).
+
+        Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
+        """
+        from .web import security
+
+        if new_token:
+            click.echo(security.new_token())
+            return
+        token = token or None  # PAPERSCOPE_TOKEN= (set but empty) is no token
+        if token is not None:
+            try:
+                security.check_token(token)
+            except InputError as exc:
+                raise click.ClickException(f"--token: {exc}") from None
+        try:
+            loopback = security.is_loopback(host)
+        except InputError as exc:
+            raise click.ClickException(f"--host {exc}") from None
+        if not loopback and token is None:
+            raise click.ClickException(
+                f"--host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
+                " (make one with `paperscope serve --new-token`)"
+            )
+        _serve(ctx, library(ctx), host, port, get_path, token, loopback)
+
+
+def _serve(
+    ctx: click.Context,
+    lib: Library,
+    host: str,
+    port: int,
+    get_path: str | None,
+    token: str | None,
+    loopback: bool,
+) -> None:
+    """Answer ``get_path`` in process, or run uvicorn on ``host:port`` until Ctrl-C."""
+    from .web import create_app
+    from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES
+
+    allowed = None if get_path is not None or not loopback else LOOPBACK_HOSTS | {host}
+    app = create_app(lib, token=token, allowed_hosts=allowed, warm_map=get_path is None)
+    if get_path is not None:
+        from fastapi.testclient import TestClient
+
+        # The one who holds the token asks: the response is what an authorised client gets.
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with TestClient(app, raise_server_exceptions=False) as client:
+            response = client.get(get_path, headers=headers)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            click.echo(json.dumps(response.json(), ensure_ascii=False, indent=2))
+        else:
+            click.echo(response.text)
+        if response.status_code >= 400:
+            ctx.exit(1)
+        return
+    import uvicorn
+
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    click.echo(
+        f"paperscope serving {lib.store.path} at {base}/ (the web app;"
+        f" JSON API under {base}/api/, its schema at {base}/openapi.json); Ctrl-C stops",
+        err=True,
+    )
+    from threadpoolctl import threadpool_limits
+
+    from .index import minilm
+
+    # Many requests at once: one thread per query embedding and per BLAS call, so concurrent
+    # searches share the cores instead of each spreading over all of them (bench/serve_load.py).
+    minilm.PARALLEL_QUERIES = True
+    with threadpool_limits(limits=1):
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
+            # A request line past h11's 16 KiB default got uvicorn's bare "Invalid HTTP request";
+            # up to 4 MiB reaches the app, which cuts a long query with a notice and answers
+            # a URL past MAX_URL_BYTES with a 414 in the JSON error shape.
+            h11_max_incomplete_event_size=MAX_REQUEST_LINE_BYTES,
+        )

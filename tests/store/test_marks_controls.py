@@ -1,0 +1,113 @@
+"""Control characters never reach a stored mark (issue 26, kind 5), whichever way the mark comes.
+
+NUL and the other C0/C1 controls (tab and newline excepted) are removed from every tag and note,
+and line ends are stored as LF: through the Python API, the CLI, the web API and a restored
+backup. The exports of such a library read back (``tests/test_triage_roundtrip.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from paperscope import Library
+from paperscope.cli import cli
+from paperscope.errors import InputError
+from paperscope.web import create_app
+
+LIST = (
+    "ICML 2026 Papers\n\nWe present APM, an adaptive pruning method with a 9.6x speedup on CIFAR-10.\n\n"
+    "We study message passing on graphs with a second abstract of its own.\n"
+)
+#: A tag and a note with NUL, ESC (an ANSI colour), DEL, C1 controls (NEL, CSI), CRLF, tab, newline.
+TAG = "\x00to\x1b[1m-read\x7f\x9b"
+NOTE = "check\x00 the\x1b[31m proof\x85\r\nsecond line\tend\rthird\x0b\x0c\x1f"
+STORED_TAG = "to[1m-read"
+STORED_NOTE = "check the[31m proof\nsecond line\tend\nthird"
+
+
+@pytest.fixture
+def lib(tmp_path: Path, fresh_library: Library) -> Library:
+    (tmp_path / "two.txt").write_text(LIST, encoding="utf-8")
+    fresh_library.ingest([tmp_path / "two.txt"], embed=False)
+    return fresh_library
+
+
+def _first(lib: Library) -> str:
+    return next(lib.papers()).paper_id
+
+
+def _rows(lib: Library) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    conn = lib.store.conn
+    return (
+        [(r[0], r[1]) for r in conn.execute("SELECT paper_id, tag FROM tags ORDER BY rowid")],
+        [(r[0], r[1]) for r in conn.execute("SELECT paper_id, body FROM notes ORDER BY paper_id")],
+    )
+
+
+def test_the_python_api_stores_tags_and_notes_without_controls(lib: Library) -> None:
+    pid = _first(lib)
+    lib.tag(pid, TAG)
+    lib.tag(pid, "TO[1M-READ\x00")  # the same tag, ignoring case and controls: not a second row
+    lib.set_note(pid, NOTE)
+    assert _rows(lib) == ([(pid, STORED_TAG)], [(pid, STORED_NOTE)])
+    lib.untag(pid, "\x1bto[1m-READ")
+    assert lib.marks(pid)["tags"] == []
+
+
+def test_a_tag_or_note_of_controls_alone_is_empty(lib: Library) -> None:
+    pid = _first(lib)
+    lib.set_note(pid, "keep this")
+    before = _rows(lib)
+    with pytest.raises(InputError, match="^empty tag$"):
+        lib.tag(pid, "\x00\x1b \x9b")
+    assert _rows(lib) == before
+    lib.set_note(pid, "\x00\r\n\x85")
+    assert lib.marks(pid)["note"] is None
+
+
+def test_the_cli_stores_tags_and_notes_without_controls(lib: Library) -> None:
+    pid, db = _first(lib), str(lib.store.path)
+    runner = CliRunner()
+    tagged = runner.invoke(cli, ["--db", db, "tags", "add", pid, TAG, "--json"])
+    assert tagged.exit_code == 0, tagged.output
+    assert json.loads(tagged.stdout)[0]["marks"]["tags"] == [STORED_TAG]
+    noted = runner.invoke(cli, ["--db", db, "note", pid, NOTE, "--json"])
+    assert noted.exit_code == 0, noted.output
+    assert json.loads(noted.stdout)[0]["marks"]["note"] == STORED_NOTE
+    removed = runner.invoke(cli, ["--db", db, "tags", "remove", pid, "to\x00[1m-read"])
+    assert (removed.exit_code, removed.stdout, removed.stderr) == (0, "(no tags)\n", "")
+
+
+def test_the_web_api_stores_tags_and_notes_without_controls(lib: Library) -> None:
+    pid = _first(lib)
+    with TestClient(create_app(lib)) as client:
+        tagged = client.put(f"/api/papers/{pid}/tags/%00to%1B%5B1m-read%C2%9B")
+        assert tagged.status_code == 200, tagged.text
+        assert tagged.json()["data"]["tags"] == [STORED_TAG]
+        noted = client.put(f"/api/papers/{pid}/note", json={"body": NOTE})
+        assert noted.status_code == 200, noted.text
+        assert noted.json()["data"]["note"] == STORED_NOTE
+    assert _rows(lib) == ([(pid, STORED_TAG)], [(pid, STORED_NOTE)])
+
+
+def test_a_restored_backup_stores_tags_and_notes_without_controls(lib: Library, tmp_path: Path) -> None:
+    pid, other = (p.paper_id for p in lib.papers())
+    lib.tag(pid, "placeholder")
+    lib.set_note(other, "an older note")
+    path = tmp_path / "marks.json"
+    lib.backup(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for entry in doc["papers"]:
+        if entry["paper_id"] == pid:
+            entry["tags"], entry["note"] = [TAG, "\x00\x1b"], NOTE
+        else:
+            entry["note"] = "\x00\x85"  # nothing left: it must not delete the current note
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    lib.untag(pid, "placeholder")
+    lib.restore(path)
+    assert _rows(lib) == ([(pid, STORED_TAG)], sorted([(pid, STORED_NOTE), (other, "an older note")]))
