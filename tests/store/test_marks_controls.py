@@ -111,3 +111,39 @@ def test_a_restored_backup_stores_tags_and_notes_without_controls(lib: Library, 
     lib.untag(pid, "placeholder")
     lib.restore(path)
     assert _rows(lib) == ([(pid, STORED_TAG)], sorted([(pid, STORED_NOTE), (other, "an older note")]))
+
+
+def test_a_library_written_before_the_fix_has_its_tags_and_notes_cleaned_on_open(tmp_path: Path) -> None:
+    """Migration 13: raw NULs stored by 0.2 are removed when the library is opened, exports read back."""
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    (tmp_path / "two.txt").write_text(LIST, encoding="utf-8")
+    with Library(db) as lib:
+        lib.ingest([tmp_path / "two.txt"], embed=False, cards=False)
+        first, second = sorted(p.paper_id for p in lib.papers())
+    conn = sqlite3.connect(db)
+    with conn:  # what 0.2 stored: the raw text, and a tag that cleans to one the paper has already
+        conn.executemany(
+            "INSERT INTO tags (paper_id, tag) VALUES (?, ?)",
+            [(first, TAG), (first, STORED_TAG), (second, "\x00\x1f"), (second, "ok\x00")],
+        )
+        conn.executemany(
+            "INSERT INTO notes (paper_id, body) VALUES (?, ?)", [(first, NOTE), (second, "\x00\x85 ")]
+        )
+        conn.execute("PRAGMA user_version = 13")
+    conn.close()
+    with Library(db) as lib:
+        assert lib.store.schema_version == 14
+        rows = lib.store.conn.execute("SELECT paper_id, tag FROM tags ORDER BY paper_id, tag").fetchall()
+        assert sorted(map(tuple, rows)) == sorted([(first, STORED_TAG), (second, "ok")])
+        notes = lib.store.conn.execute("SELECT paper_id, body FROM notes").fetchall()
+        assert [tuple(n) for n in notes] == [(first, STORED_NOTE)]
+        csv_text = "".join(lib.export("csv"))
+        bib_text = "".join(lib.export("bibtex"))
+    for name, text in (("again.csv", csv_text), ("again.bib", bib_text)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        with Library(tmp_path / f"{name}.db") as again:
+            report = again.ingest([tmp_path / name], embed=False, cards=False)
+            assert not report.failed and not report.skipped, report
+            assert sum(1 for _ in again.papers()) == 2

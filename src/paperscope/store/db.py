@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ReadOnlyLibrary, StoreError
+from ..text import strip_controls
 from . import health, identity
 from .lexical import ensure_lexical_index
 from .migrations import MIGRATIONS
@@ -198,6 +199,9 @@ class Store:
                 f" {SCHEMA_VERSION}, but it is read-only ({self.read_only}); open it once where it"
                 " can be written"
             )
+        if version < SCHEMA_VERSION:
+            # Migration 13 cleans the user's tags and notes with the function ingest uses.
+            self.conn.create_function("strip_controls", 1, strip_controls, deterministic=True)
         for number in range(version, SCHEMA_VERSION):
             with self.transaction():
                 for statement in _split_sql(MIGRATIONS[number]):

@@ -347,4 +347,19 @@ MIGRATIONS: list[str] = [
         INSERT INTO papers_search_fts (rowid, title, abstract) VALUES (NEW.rowid, NEW.title, NEW.abstract);
     END;
     """,
+    # 13: tags and notes without control characters (issue 26, kind 5). Before, a NUL or ESC
+    # typed into a tag or note was stored raw, and the library's own CSV and BibTeX exports then
+    # read as binary files on re-ingest. ``strip_controls`` is :func:`paperscope.text.strip_controls`,
+    # registered on the connection for the migration only (``Store._migrate``). A cleaned tag that
+    # equals one the paper has already is merged into it (INSERT OR IGNORE keeps the older row);
+    # a tag or note with nothing left but blanks is removed, as ``marks.add_tag`` and
+    # ``marks.set_note`` refuse or delete one today.
+    """
+    INSERT OR IGNORE INTO tags (paper_id, tag, added_at)
+    SELECT paper_id, trim(strip_controls(tag)), added_at FROM tags
+    WHERE tag <> trim(strip_controls(tag)) AND trim(strip_controls(tag)) <> '';
+    DELETE FROM tags WHERE tag <> trim(strip_controls(tag));
+    DELETE FROM notes WHERE body <> strip_controls(body) AND trim(strip_controls(body)) = '';
+    UPDATE notes SET body = strip_controls(body) WHERE body <> strip_controls(body);
+    """,
 ]
