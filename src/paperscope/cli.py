@@ -831,7 +831,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if data["missing_topics"]:
         click.echo(
             f"  {data['missing_topics']:,} papers have no topic (added since the last fit):"
-            " run `paperscope topics --refit`"
+            " run `paperscope topics` to assign them"
         )
     for row in data["by_venue"]:
         click.echo(f"  {row['venue'] or '(no venue)'} {row['year'] or ''}: {row['papers']}")
@@ -1559,7 +1559,12 @@ def eval_enrich(ctx: click.Context, dense: bool, as_json: bool) -> None:
 
 
 @_command()
-@click.option("--refit", is_flag=True, help="Fit again even when topics are stored.")
+@click.option(
+    "--refit",
+    is_flag=True,
+    help="Fit again, keeping the ids of topics that keep their papers (default: assign new papers to"
+    " the stored topics; a refit happens by itself past 25% of the library assigned since the fit).",
+)
 @click.option(
     "--n-topics", type=click.IntRange(1, 200), default=None, help="Broad topics (default: automatic)."
 )
@@ -1573,7 +1578,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
     """
     lib = _library(ctx)
     if refit or lib.topics_are_stale():
-        _fit_topics(lib, n_topics=n_topics, seed=seed)
+        _update_topics(lib, refit=refit, n_topics=n_topics, seed=seed)
     found = lib.topics()
     if as_json:
         emit_json({"run": lib.topic_run(), "topics": [t.to_dict() for t in found]})
@@ -1581,7 +1586,7 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
     run = lib.topic_run()
     n_broad = sum(t.level == 0 and not t.is_unassigned for t in found)
     click.echo(
-        f"{n_broad} topics over {run.get('n_papers', 0)} papers; "
+        f"{n_broad} topics over {sum(t.size for t in found if t.level == 0)} papers; "
         f"unassigned {run.get('unassigned_fraction', 0):.1%}, "
         f"placed by neighbours {run.get('outlier_fraction', 0):.1%}"
     )
@@ -1603,13 +1608,19 @@ def topics(ctx: click.Context, refit: bool, n_topics: int | None, seed: int, as_
             click.echo(f"   [{c.topic_id}] {c.name}  ({c.size})")
 
 
-def _fit_topics(lib: Library, **settings: Any) -> None:
-    """Fit topics with their step lines, embedding missing papers first, then one summary line."""
+def _update_topics(lib: Library, refit: bool = False, **settings: Any) -> None:
+    """Assign new papers to the stored topics or refit (embedding missing papers first); say which."""
     if lib.missing_vectors():
         started = time.perf_counter()
         _summary("embed", lib.embed(progress=True), time.perf_counter() - started)
-    model = lib.fit_topics(progress=True, **settings)
-    _summary("topics", len(model.paper_ids), model.elapsed_s)
+    started = time.perf_counter()
+    update = lib.update_topics(refit=refit, progress=True, **settings)
+    if update.model is not None:
+        _summary("topics", len(update.model.paper_ids), update.model.elapsed_s)
+    elif update.action == "assigned":
+        _summary("topics", update.n_assigned, time.perf_counter() - started)
+    if update.notice():
+        click.echo(update.notice(), err=True)
 
 
 @_command("map")
@@ -1642,7 +1653,7 @@ def map_command(
 
         require_matplotlib()
     if lib.topics_are_stale():
-        _fit_topics(lib)
+        _update_topics(lib)
     lib.write_map(out, png=png, color_by=color_by, title=title)
     if as_json:
         emit_json({"out": str(out), "png": str(png) if png else None})

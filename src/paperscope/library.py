@@ -48,6 +48,7 @@ from .waits import doing
 if TYPE_CHECKING:
     from .enrich.attach import UndoReport
     from .store.salvage import SalvageReport
+    from .topic_fits import TopicUpdate
     from .topics import TopicModel
     from .triage.backup import RestoreReport
 
@@ -576,7 +577,7 @@ class Library:
         them), of which ``first_cards`` hold only the quick card an ingest writes first.
         ``missing_vectors``: papers without a vector of the active embedder for their current
         text (``paperscope embed`` or any ingest). ``missing_topics``: papers with no
-        assignment in the stored topic fit (added since it; ``paperscope topics`` refits);
+        assignment in the stored topic fit (added since it; ``paperscope topics`` assigns them);
         0 while ``topics_fitted`` is False (no fit yet: topics are fitted on request only).
         ``unfinished`` sums the three. Count queries only; no model is loaded.
         """
@@ -1776,58 +1777,52 @@ class Library:
     def fit_topics(self, embeddings: tuple[list[str], Any] | None = None, **settings: Any) -> TopicModel:
         """Fit broad topics, subtopics and map coordinates, and store them (replacing earlier ones).
 
+        A refit keeps the ids (and names) of the stored topics it matches on shared members
+        (:func:`paperscope.topic_fits.fit_and_store`); :meth:`update_topics` refits only when needed.
+
         Args:
             embeddings: ``(paper_ids, matrix)`` with matrix float32 (n_papers, dim); None means
                 ``self.embeddings()`` (the active embedder's stored vectors).
             **settings: passed to :func:`paperscope.topics.fit_topics` (``n_topics``, ``seed``, …).
 
         Returns:
-            The :class:`paperscope.topics.TopicModel`.
+            The :class:`paperscope.topics.TopicModel`, with the carried-over ids.
 
         Raises:
             ModelUnavailable: no embeddings were given and the embedding model is not installed.
             InputError: an embedded paper_id is not in the library, or the embeddings are bad.
             StoreError: the library is read-only.
         """
-        import numpy as np
+        from .topic_fits import fit_and_store
 
-        self.store.require_writable()
+        return fit_and_store(self, embeddings, **settings)[0]
 
-        from .topics import fit_topics
+    def update_topics(
+        self, refit: bool = False, embeddings: tuple[list[str], Any] | None = None, **settings: Any
+    ) -> TopicUpdate:
+        """Give papers added since the last fit a topic, refitting only when asked or needed.
 
-        if embeddings is None:
-            embeddings = self.embeddings()
-        paper_ids, matrix = list(embeddings[0]), np.asarray(embeddings[1], dtype=np.float32)
-        texts = {
-            r["paper_id"]: f"{r['title']}. {r['clean_text']}" if r["title"] else r["clean_text"]
-            for r in self.store.conn.execute("SELECT paper_id, title, clean_text FROM papers")
-        }
-        missing = [pid for pid in paper_ids if pid not in texts]
-        if missing:
-            raise InputError(f"{len(missing)} embedded papers are not in the library (first: {missing[0]})")
-        model = fit_topics(paper_ids, [texts[pid] for pid in paper_ids], matrix, **settings)
-        rows = [
-            (pid, int(t), int(s) if s >= 0 else None, bool(o), float(x), float(y))
-            for pid, t, s, o, (x, y) in zip(
-                model.paper_ids,
-                model.topic_ids,
-                model.subtopic_ids,
-                model.is_outlier,
-                model.coordinates,
-                strict=True,
-            )
-        ]
-        run = {
-            "settings": model.settings,
-            "n_papers": len(paper_ids),
-            "unassigned_fraction": round(model.unassigned_fraction, 6),
-            "outlier_fraction": round(model.outlier_fraction, 6),
-            "fingerprint": model.fingerprint(),
-            "timings_ms": model.timings_ms,
-        }
-        with self.store.transaction() as conn:
-            topic_store.replace_topics(conn, model.topics, rows, run)
-        return model
+        New papers join the stored topics by nearest centroid, so no id or name changes; a refit
+        (the first fit, ``refit=True``, or more than 25% of the library assigned since the last
+        fit) carries ids over. See :func:`paperscope.topic_fits.update_topics`.
+
+        Args:
+            refit: fit again even when the new papers could be assigned.
+            embeddings: ``(paper_ids, matrix)`` as :meth:`fit_topics` takes them; None means
+                ``self.embeddings()``.
+            **settings: passed to :func:`paperscope.topics.fit_topics` when it refits.
+
+        Returns:
+            A :class:`paperscope.topic_fits.TopicUpdate`; its ``notice()`` says what happened.
+
+        Raises:
+            ModelUnavailable: no embeddings were given and the embedding model is not installed.
+            InputError: an embedded paper_id is not in the library, or the embeddings are bad.
+            StoreError: the library is read-only.
+        """
+        from .topic_fits import update_topics
+
+        return update_topics(self, refit, embeddings, **settings)
 
     def topics(self, level: int | None = None) -> list[Topic]:
         """Return the stored topics (broad, then subtopics, then Unassigned); [] before a fit.
@@ -1892,8 +1887,15 @@ class Library:
         ]
 
     def topics_are_stale(self) -> bool:
-        """Return True when no topics are stored or papers were added since the last fit."""
-        return not self.topics() or self.topic_run().get("n_papers") != len(self)
+        """Return True when no topics are stored or a paper has no topic yet (added since)."""
+        conn = self.store.conn
+        return not topic_store.has_topics(conn) or (
+            conn.execute(
+                "SELECT 1 FROM papers p WHERE NOT EXISTS"
+                " (SELECT 1 FROM paper_topics t WHERE t.paper_id = p.paper_id) LIMIT 1"
+            ).fetchone()
+            is not None
+        )
 
     def write_map(
         self,

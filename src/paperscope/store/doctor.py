@@ -290,7 +290,7 @@ def _topics(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
         "topics",
         False,
         f"{n:,} papers were added since the topics were fitted and have no topic",
-        repair=f"`{command} topics --refit`",
+        repair=f"`{command} topics` (assigns them to the stored topics)",
         count=int(n),
     )
 

@@ -9,7 +9,15 @@ from typing import Any
 
 from ..models import Topic
 
-__all__ = ["replace_topics", "load_topics", "load_assignments", "load_run", "has_topics"]
+__all__ = [
+    "replace_topics",
+    "add_assignments",
+    "update_run",
+    "load_topics",
+    "load_assignments",
+    "load_run",
+    "has_topics",
+]
 
 
 def replace_topics(
@@ -54,6 +62,39 @@ def replace_topics(
     )
     conn.executemany(
         "INSERT INTO topic_runs (key, value) VALUES (?, ?)",
+        [(key, json.dumps(value, ensure_ascii=False, sort_keys=True)) for key, value in sorted(run.items())],
+    )
+
+
+def add_assignments(
+    conn: sqlite3.Connection,
+    assignments: Iterable[tuple[str, int, int | None, bool, float, float]],
+) -> None:
+    """Add papers to the stored topics and recount every topic's size (call inside a transaction).
+
+    Names, key phrases, representatives and the other papers' rows stay as they are: this is
+    how papers added since the fit join it without renumbering anything.
+
+    Args:
+        conn: an open connection inside ``Store.transaction()``.
+        assignments: ``(paper_id, topic_id, subtopic_id or None, is_outlier, x, y)`` per new paper.
+    """
+    conn.executemany(
+        "INSERT OR REPLACE INTO paper_topics (paper_id, topic_id, subtopic_id, is_outlier, x, y)"
+        " VALUES (?,?,?,?,?,?)",
+        [(pid, tid, sid, int(out), x, y) for pid, tid, sid, out, x, y in assignments],
+    )
+    conn.execute(
+        "UPDATE topics SET size = (SELECT count(*) FROM paper_topics a"
+        " WHERE (topics.level = 0 AND a.topic_id = topics.topic_id)"
+        " OR (topics.level = 1 AND a.subtopic_id = topics.topic_id))"
+    )
+
+
+def update_run(conn: sqlite3.Connection, run: dict[str, Any]) -> None:
+    """Set some settings or figures of the last fit, keeping the others (call inside a transaction)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO topic_runs (key, value) VALUES (?, ?)",
         [(key, json.dumps(value, ensure_ascii=False, sort_keys=True)) for key, value in sorted(run.items())],
     )
 

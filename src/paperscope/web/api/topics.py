@@ -1,7 +1,8 @@
 """Topics and the map: GET /api/topics, POST /api/topics/fit, GET /api/map, and the /map page.
 
 A GET never changes the library: a cross-site ``GET /api/topics`` once refitted the topics of a
-library for 83 s. Fitting is the POST, or ``paperscope topics`` on the command line.
+library for 83 s. Fitting is the POST, or ``paperscope topics`` on the command line; both assign
+new papers to the stored topics and refit only when asked or needed (``Library.update_topics``).
 
 ``/map`` is a live page under the app's strict CSP: an HTML shell whose script and style are
 files (``/map/assets/map.js``, ``/map/assets/map.css``, a fixed list) and whose data is
@@ -64,6 +65,16 @@ class TopicsAnswer(BaseModel):
     stale: bool = Field(description="True before the first fit or when papers were added since.")
 
 
+class FitAnswer(TopicsAnswer):
+    """The topics after ``POST /api/topics/fit``, with what it did and the notice to show."""
+
+    action: Literal["fitted", "refit", "assigned", "current"] = Field(
+        description="fitted: first fit; refit: fitted again, ids carried over; assigned: new papers"
+        " joined the stored topics; current: every paper already had a topic."
+    )
+    notice: str = Field(description="What happened, in a line or a few; empty when current.")
+
+
 class MapPayload(BaseModel):
     """What the map page draws: the papers column by column (one entry per paper in each column)."""
 
@@ -105,14 +116,25 @@ def topics(request: Request) -> dict[str, Any]:
         return {**ok([asdict(t) for t in lib.topics()]), "stale": lib.topics_are_stale()}
 
 
-@router.post("/topics/fit", response_model=TopicsAnswer)
-def fit_topics(request: Request) -> dict[str, Any]:
-    """Fit topics again (seconds to a minute: UMAP, clustering, labels) and return them."""
+@router.post("/topics/fit", response_model=FitAnswer)
+def fit_topics(request: Request, refit: bool = False) -> dict[str, Any]:
+    """Give papers added since the last fit a topic, or fit (seconds to a minute), and return the topics.
+
+    New papers join the stored topics by nearest centroid, so ids and names stay; it fits on the
+    first call, with ``?refit=true``, or when more than 25% of the library was assigned since the
+    last fit, and a refit keeps the ids of topics that keep their papers (``notice`` says why and
+    what changed).
+    """
     with library_of(request) as lib:
         if not len(lib):
             raise NotFound("the library has no papers to fit topics on")
-        lib.fit_topics()
-        return {**ok([asdict(t) for t in lib.topics()]), "stale": False}
+        update = lib.update_topics(refit=refit)
+        return {
+            **ok([asdict(t) for t in lib.topics()]),
+            "stale": False,
+            "action": update.action,
+            "notice": update.notice(),
+        }
 
 
 def _card_texts(card: dict[str, Any]) -> dict[str, Any]:
