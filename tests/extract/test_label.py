@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from paperscope.extract.label import MAX_LABEL_CHARS, build_label
-from paperscope.extract.methods import extract_methods
+import pytest
+
+from paperscope.extract.label import MAX_LABEL_CHARS, build_label, is_generic_phrase
+from paperscope.extract.methods import MethodName, extract_methods
 from paperscope.text import clean_text
 
 
@@ -164,3 +166,46 @@ def test_a_nameless_abstract_is_labelled_by_a_phrase_not_its_opening_words() -> 
     # "We study X and show that …": the object, not the clause that follows it.
     studied = _label("We study gradient descent in matrix factorization and show that large steps help.")
     assert studied == "Gradient descent in matrix factorization"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "generic"),
+    [
+        ("Convex functions", True),  # issue 27's example: two words in 2.5% and 7.7% of abstracts
+        ("potential errors", True),  # "debiasing for robustness — potential errors"
+        ("image classification", True),
+        ("speculative decoding", False),  # "speculative": 0.1% of abstracts
+        ("optimal transport", False),  # "transport": 1.0%
+        ("LoRA fine-tuning", False),  # a coined name
+        ("debiasing for robustness", False),  # "debiasing": 0.3%
+        ("robust generalization of deep neural networks", False),  # more than three words
+        ("", False),
+    ],
+)
+def test_a_generic_phrase_is_short_uncoined_and_made_of_common_words(phrase: str, generic: bool):
+    assert is_generic_phrase(phrase) is generic
+
+
+def test_a_generic_label_gives_way_to_the_best_keyphrases():
+    text = (
+        "We study convex functions. We analyse stochastic mirror descent with heavy-tailed gradient noise"
+        " and prove high-probability convergence rates for mirror descent under bounded p-th moments."
+    )
+    assert _label(text) == "Heavy-tailed gradient noise · mirror descent"  # was "Convex functions"
+
+
+def test_a_generic_phrase_after_a_lower_case_name_gives_way_to_keyphrases_after_the_name():
+    # The issue's "debiasing for robustness — potential errors"; a name with a capital says
+    # which paper it is, so its phrase stays.
+    clean = (
+        "We propose debiasing for robustness, a method for potential errors. It reweights spurious"
+        " correlations in counterfactual data augmentation for group robustness on Waterbirds."
+    )
+    start = clean.index("debiasing")
+    name = MethodName(name="debiasing for robustness", long_form=None, start=start, end=start + 24, score=0.9)
+    assert (
+        build_label(clean, [name]) == "debiasing for robustness — spurious correlations · counterfactual data"
+    )
+    coined = clean.replace("debiasing for robustness", "DebiasNet")
+    name = MethodName(name="DebiasNet", long_form=None, start=start, end=start + 9, score=0.9)
+    assert build_label(coined, [name]) == "DebiasNet — method for potential errors"

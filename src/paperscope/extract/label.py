@@ -13,6 +13,11 @@ Without a name, the object of the first "we propose/introduce/study …" clause,
 abstract opens with, else its best specific keyphrase (the trained ranker), never a sentence's
 opening words unless the abstract has no keyphrase at all.
 
+A phrase that is only a generic one ("Convex functions", "debiasing for robustness — potential
+errors": at most three words, none of them coined, each in 2% or more of the reference library's
+abstracts) gives way to the abstract's best two specific keyphrases, after a lower-case name; a name
+with a capital ("SeC — video object segmentation") already says which paper it is.
+
 Every phrase ends at a noun-phrase boundary (:mod:`.label_shape`: finished when the abstract's
 chunk ends within a few words, else cut back, with "…" where words were dropped), and one that
 opens with a verb, a conjunction or an anaphor ("adopts …", "Such …") is passed over for the next
@@ -24,13 +29,15 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
-from ..text import fold
-from ._spans import is_generic, scrub, split_sentences
+from ..text import english_stop_words, fold
+from ._spans import is_coined, is_generic, scrub, split_sentences
 from .label_shape import ELLIPSIS, FUNCTION_END, cut_words, opens_like_a_sentence, settle
+from .method_model import load_rarity
 from .methods import MethodName, primary_method
 
-__all__ = ["build_label", "title_label", "opening_task", "MAX_LABEL_CHARS"]
+__all__ = ["build_label", "title_label", "opening_task", "is_generic_phrase", "MAX_LABEL_CHARS"]
 
 #: Labels are cut at a word boundary to this many characters (one line in a result list).
 MAX_LABEL_CHARS = 110
@@ -40,6 +47,13 @@ _PHRASE_WORDS = 12
 #: chosen on the development sample, ICLR 2026 seed 3).
 _COMMON_DF = 0.01
 _DASH = " — "
+#: A label phrase of at most this many content words can be generic (:func:`is_generic_phrase`).
+_GENERIC_WORDS = 3
+#: A word in at least this share of the reference library's abstracts is a common one (2%: one
+#: abstract in 50 of the 21,498 of ``method_rarity.json.gz``; "convex" 2.5%, "errors" 2.4%,
+#: "transport" 1.0%, "unlearning" 0.4%, "speculative" 0.1%).
+_COMMON_WORD_SHARE = 0.02
+_KEYPHRASE_JOIN = " · "
 #: Words a phrase never ends in (:data:`.label_shape.FUNCTION_END`).
 _DANGLING = FUNCTION_END
 _LEAD_ADJ = re.compile(
@@ -239,6 +253,18 @@ def _settled(clean: str, phrases: Iterable[str | None]) -> str | None:
     return None
 
 
+def _is_specific(text: str, model: Any) -> bool:
+    """Whether neither ``text`` nor its head without the first word is in ``_COMMON_DF`` of the library."""
+    from .keyphrase_candidates import phrase_key
+
+    common = _COMMON_DF * model.n_library
+    key = phrase_key(text)
+    head = key.split(" ", 1)[-1]
+    return model.library_df.get(key, 0) < common and (
+        " " not in head or model.library_df.get(head, 0) < common
+    )
+
+
 def _keyphrase_label(clean: str, exclude: str = "") -> str | None:
     """The abstract's best specific keyphrase (the trained ranker of :mod:`.keyphrases`), as the phrase.
 
@@ -249,7 +275,6 @@ def _keyphrase_label(clean: str, exclude: str = "") -> str | None:
     library's abstracts hold ("large language models", "deep learning": 5% of them, say little),
     else the first of them, else the best phrase. ``exclude``: the paper's own name, not repeated.
     """
-    from .keyphrase_candidates import phrase_key
     from .keyphrases import extract_keyphrases, load_model
 
     model = load_model()
@@ -259,17 +284,56 @@ def _keyphrase_label(clean: str, exclude: str = "") -> str | None:
         if not exclude or exclude.lower() not in k.text.lower()
     ]
     multi = [t for t in found if len(t.split()) >= 2][:5]
-    common = _COMMON_DF * model.n_library
-
-    def specific(text: str) -> bool:  # neither it nor its head without the first word is common
-        key = phrase_key(text)
-        head = key.split(" ", 1)[-1]
-        return model.library_df.get(key, 0) < common and (
-            " " not in head or model.library_df.get(head, 0) < common
-        )
-
-    best = next((t for t in multi if specific(t)), None) or (multi or found or [None])[0]
+    best = next((t for t in multi if _is_specific(t, model)), None) or (multi or found or [None])[0]
     return (settle(best, clean, _PHRASE_WORDS) or best) if best else None
+
+
+def is_generic_phrase(phrase: str) -> bool:
+    """Return True when ``phrase`` names no particular thing: a placeholder, not a label.
+
+    Three features, all needed: it is short (at most ``_GENERIC_WORDS`` content words, stop words
+    aside), it has no coined token or acronym (:func:`._spans.is_coined`, a capital after the
+    first letter: ``LoRA``, ``ViT``, ``C²R``), and each content word is common: in at least
+    ``_COMMON_WORD_SHARE`` of the reference library's abstracts (the method model's rarity table).
+    ``"Convex functions"`` and ``"potential errors"`` are generic; ``"speculative decoding"``
+    (0.1%) and ``"optimal transport"`` (1.0%) are not.
+    """
+    stop = english_stop_words()
+    words = [w.strip(".,;:()[]{}\"'…") for w in phrase.replace("-", " ").split()]
+    content = [w for w in words if w and w.lower() not in stop]
+    if not content or len(content) > _GENERIC_WORDS:
+        return False
+    if any(is_coined(w) or any(ch.isupper() for ch in w[1:]) or not w.isalpha() for w in content):
+        return False
+    rarity = load_rarity()
+    return all(rarity.lower_df.get(w.lower(), 0) >= _COMMON_WORD_SHARE * rarity.n_docs for w in content)
+
+
+def _keyphrases_instead(clean: str, phrase: str, name: str = "") -> str | None:
+    """Return the abstract's best two keyphrases ("a · b") to stand for the generic ``phrase``.
+
+    Specific phrases (:func:`_is_specific`: not "large language models") of two words or more,
+    best first (the trained ranker), that neither repeat the name nor the generic phrase nor hold
+    one another ("multimodal dataset distillation · analytic parameter matching"); None when there
+    is none.
+    """
+    from .keyphrases import extract_keyphrases, load_model
+
+    model = load_model()
+    chosen: list[str] = []
+    for k in extract_keyphrases(clean, k=8, model=model):
+        text = scrub(k.text)
+        low = text.lower()
+        if len(text.split()) < 2 or (name and name.lower() in low) or low in phrase.lower():
+            continue
+        if not _is_specific(text, model):
+            continue
+        if any(low in c.lower() or c.lower() in low for c in chosen):
+            continue
+        chosen.append(_lower_first(text))
+        if len(chosen) == 2:
+            break
+    return _KEYPHRASE_JOIN.join(chosen) if chosen else None
 
 
 def _phrase_without_name(clean: str) -> str:
@@ -336,6 +400,8 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
     primary = primary_method(methods)
     if primary is None:
         phrase = _phrase_without_name(clean)
+        if phrase and is_generic_phrase(phrase):
+            phrase = _keyphrases_instead(clean, phrase) or phrase
         return _clip(scrub(phrase[:1].upper() + phrase[1:])) if phrase else _clip(clean)
     task = opening_task(clean, frozenset(fold(m.name) for m in methods))
     long_form = primary.long_form
@@ -363,6 +429,10 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
     if phrase is None:  # every phrase opened with a verb ("GradFix — approximates the …")
         phrase = _keyphrase_label(clean, exclude=primary.name)
         phrase = _lower_first(phrase) if phrase else phrase
+    # A name with a capital (an acronym, a coined or Title-Case name) says which paper it is;
+    # a lower-case one ("debiasing for robustness") does not.
+    if phrase and is_generic_phrase(phrase) and primary.name == primary.name.lower():
+        phrase = _keyphrases_instead(clean, phrase, primary.name) or phrase
     return _join(primary.name, phrase)
 
 

@@ -33,12 +33,42 @@ __all__ = [
     "attached_view",
     "area_text",
     "claim_text",
+    "is_echo",
+    "paper_subtitle",
     "link_items",
     "url_with",
     "url_without",
 ]
 
 _WORD = re.compile(r"\w+")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _comparable(text: str) -> str:
+    """Return ``text`` as words only: TeX as text, NFKC, casefolded, punctuation as spaces."""
+    return " ".join(_NOT_WORD.sub(" ", fold(readable(text))).split())
+
+
+def is_echo(label: str, title: str) -> bool:
+    r"""Return True when ``label`` says nothing the title does not: equal or contained, either way.
+
+    Compared as words (:func:`_comparable`), so case, punctuation, TeX and white space do not
+    count: ``"PAGE — A Simple Method"`` echoes ``"PAGE: a simple method"``, ``"$k$-means at
+    Scale…"`` (a title cut short) echoes ``"\(k\)-Means at Scale for Everyone"``.
+    """
+    lab, tit = _comparable(label), _comparable(title)
+    return not lab or f" {lab} " in f" {tit} " or f" {tit} " in f" {lab} "
+
+
+def paper_subtitle(paper: Any) -> str:
+    """Return the grey line under a paper's title: its card label, or "" when that echoes the title.
+
+    A paper without a title shows its label as the heading, so it has no subtitle either.
+    """
+    label = paper.card.label if paper.card else ""
+    if not paper.title or not label or is_echo(label, paper.title):
+        return ""
+    return readable(label)
 
 
 @dataclass

@@ -29,6 +29,7 @@
       },
       highlight: "Highlight on the map…",
       title: (n) => `Topic map: ${n} papers`,
+      legend: "Legend", hideLegend: "Hide the legend", showLegend: "Show the legend",
     },
     zh: {
       papers: (n) => `${n} 篇论文`,
@@ -47,6 +48,7 @@
       },
       highlight: "在地图上高亮…",
       title: (n) => `主题地图：${n} 篇论文`,
+      legend: "图例", hideLegend: "隐藏图例", showLegend: "显示图例",
       // The map bar's own labels (the live page in Chinese; the file and English keep the HTML's).
       bar: {
         "color-by-label": "着色依据", "zoom-in": ["+", "放大"], "zoom-out": ["−", "缩小"], reset: ["重置", "显示全部"],
@@ -90,12 +92,14 @@
 
     const canvas = document.getElementById("map");
     const ctx = canvas.getContext("2d");
-    const stage = document.getElementById("stage");
+    const plot = document.getElementById("plot");
     const tooltip = document.getElementById("tooltip");
     const searchBox = document.getElementById("search");
     const countEl = document.getElementById("count");
     const colorSelect = document.getElementById("color-by");
     const legend = document.getElementById("legend");
+    const legendItems = document.getElementById("legend-items");
+    const legendToggle = document.getElementById("legend-toggle");
     const cardPanel = document.getElementById("card");
     const cardBody = document.getElementById("card-body");
     document.getElementById("title").textContent = data.title;
@@ -124,7 +128,8 @@
     let hovered = -1;
     let pending = false;
     // highlighted: points drawn as hits; hits: papers the live search returned (null: none asked).
-    const stats = { drawn: 0, frames: 0, highlighted: 0, hits: null, searching: false, query: "" };
+    const stats = { drawn: 0, frames: 0, width: 0, height: 0, highlighted: 0, hits: null, searching: false, query: "" };
+    let labelBoxes = []; // the topic names drawn last: {name, box: [left, top, right, bottom]} in canvas px
 
     // ---- colours and per-category buckets ---------------------------------------------------
     const buckets = {};
@@ -183,7 +188,7 @@
     function allIndices() { const a = new Array(n); for (let i = 0; i < n; i++) a[i] = i; return a; }
     function matchIndices() { const a = []; for (let i = 0; i < n; i++) if (matches[i]) a.push(i); return a; }
     function resize() {
-      const rect = stage.getBoundingClientRect();
+      const rect = plot.getBoundingClientRect();
       const first = W === 0;
       const cx = (W / 2 - tx) / scale, cy = (ty - H / 2) / scale;
       W = Math.max(1, rect.width); H = Math.max(1, rect.height);
@@ -246,34 +251,44 @@
         ctx.lineWidth = 2; ctx.strokeStyle = "#000"; ctx.stroke();
       }
       drawLabels(zoom);
-      stats.drawn = drawn; stats.highlighted = highlighted; stats.frames++;
+      stats.drawn = drawn; stats.highlighted = highlighted; stats.width = W; stats.height = H; stats.frames++;
     }
+    // Topic names, placed greedily: larger topics first, each at its centre or just above or below
+    // it, moved inside the plot, and left out when every place overlaps a name already drawn.
     function drawLabels(zoom) {
       const placed = [];
       const showFine = zoom >= 2.2;
       const broad = data.topics.filter((t) => t.level === 0 && !t.is_unassigned).sort((a, b) => b.size - a.size);
       const fine = showFine ? data.topics.filter((t) => t.level === 1).sort((a, b) => b.size - a.size) : [];
       ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.lineJoin = "round";
+      const h = 20; // box height of a 14px name with its white halo
+      const overlaps = (box) => placed.some(({ box: b }) => box[0] < b[2] && box[2] > b[0] && box[1] < b[3] && box[3] > b[1]);
       const draw1 = (t, font, color, alpha) => {
-        const sx = t.x * scale + tx, sy = -t.y * scale + ty;
-        if (sx < -200 || sx > W + 200 || sy < -40 || sy > H + 40) return;
+        const px = t.x * scale + tx, py = -t.y * scale + ty;
+        if (px < 0 || px > W || py < 0 || py > H) return; // its papers are off screen
         ctx.font = font;
-        const w = ctx.measureText(t.name).width, h = 16;
-        const box = [sx - w / 2 - 3, sy - h / 2 - 2, sx + w / 2 + 3, sy + h / 2 + 2];
-        for (const b of placed) if (box[0] < b[2] && box[2] > b[0] && box[1] < b[3] && box[3] > b[1]) return;
-        placed.push(box);
-        ctx.globalAlpha = alpha;
-        ctx.lineWidth = 4; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(t.name, sx, sy);
-        ctx.fillStyle = color; ctx.fillText(t.name, sx, sy);
-        ctx.globalAlpha = 1;
+        const w = ctx.measureText(t.name).width + 6;
+        if (w > W || h > H) return;
+        for (const dy of [0, -h, h]) {
+          const sx = Math.min(W - w / 2, Math.max(w / 2, px)), sy = Math.min(H - h / 2, Math.max(h / 2, py + dy));
+          const box = [sx - w / 2, sy - h / 2, sx + w / 2, sy + h / 2];
+          if (overlaps(box)) continue;
+          placed.push({ name: t.name, box });
+          ctx.globalAlpha = alpha;
+          ctx.lineWidth = 4; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(t.name, sx, sy);
+          ctx.fillStyle = color; ctx.fillText(t.name, sx, sy);
+          ctx.globalAlpha = 1;
+          return;
+        }
       };
       for (const t of broad) draw1(t, "600 14px system-ui, sans-serif", "#111", showFine ? 0.55 : 1);
       for (const t of fine) draw1(t, "italic 12px system-ui, sans-serif", "#333", 1);
+      labelBoxes = placed;
     }
 
     // ---- legend ------------------------------------------------------------------------------------
     function buildLegend() {
-      legend.replaceChildren();
+      legendItems.replaceChildren();
       const cat = data.categories[colorBy];
       const counts = cat.names.map(() => 0);
       for (let i = 0; i < n; i++) counts[cat.index[i]]++;
@@ -286,9 +301,18 @@
         label.textContent = `${name} (${counts[c]})`;
         item.append(sw, label);
         item.addEventListener("click", () => { focus = focus === c ? null : c; buildLegend(); updateCount(); redraw(); });
-        legend.append(item);
+        legendItems.append(item);
       });
     }
+    // The legend folds to a strip beside the plot; the plot takes the width back (see resize).
+    function setLegendOpen(open) {
+      legend.classList.toggle("collapsed", !open);
+      legendToggle.setAttribute("aria-expanded", String(open));
+      legendToggle.title = open ? T.hideLegend : T.showLegend;
+    }
+    legendToggle.textContent = T.legend;
+    setLegendOpen(window.innerWidth >= 700); // a phone's width is the plot's
+    legendToggle.addEventListener("click", () => setLegendOpen(legend.classList.contains("collapsed")));
 
     // ---- search: in the page (standalone) or the library's own (live) ------------------------------
     let haystack = null;
@@ -541,7 +565,7 @@
     colorSelect.value = colorBy;
     colorSelect.addEventListener("change", () => { colorBy = colorSelect.value; focus = null; buildLegend(); redraw(); });
     document.addEventListener("keydown", (e) => { if (e.key === "Escape") cardPanel.hidden = true; });
-    window.addEventListener("resize", resize);
+    new ResizeObserver(() => resize()).observe(plot); // the window, and the legend folding
 
     // A small read-only handle for tests and for people who want to script the page.
     window.paperscopeMap = {
@@ -563,6 +587,13 @@
         return { x: rect.left + p.x, y: rect.top + p.y };
       },
       hovered: () => (hovered >= 0 ? P.paper_id[hovered] : null),
+      /** The topic names drawn last, each with its box in page coordinates. */
+      labels() {
+        const rect = canvas.getBoundingClientRect();
+        return labelBoxes.map(({ name, box }) => ({
+          name, left: rect.left + box[0], top: rect.top + box[1], right: rect.left + box[2], bottom: rect.top + box[3],
+        }));
+      },
       ids: () => P.paper_id.slice(),
       highlightedIds: () => (matches ? matchIndices().map((i) => P.paper_id[i]) : []),
       openCard(paperId) { const i = indexOf.get(paperId); if (i !== undefined) openCard(i); return i !== undefined; },

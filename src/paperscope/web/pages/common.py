@@ -43,6 +43,7 @@ _env.globals.update(
     highlight=present.highlight,
     source_text=present.source_text,
     link_items=present.link_items,
+    paper_subtitle=present.paper_subtitle,
 )
 #: Longest free-text filter value (venue, tag, …) a page accepts, in characters.
 MAX_PARAM_CHARS = 200
