@@ -725,9 +725,11 @@ def enrich(
 
 
 def _card_lines(card: dict[str, Any]) -> list[str]:
-    """Return the card's fields as ``name: values`` lines (empty fields left out)."""
+    """Return the card's fields as ``name: values`` lines (empty fields and unconfident items left out)."""
     from .extract.claims import claim_text
+    from .extract.confidence import shown_card
 
+    card = shown_card(card)
     lines = []
     methods = [
         f"{m['name']} ({m['long_form']})" if m.get("long_form") else m["name"]

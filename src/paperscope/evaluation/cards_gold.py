@@ -5,7 +5,8 @@ made) holds 90 + 90 abstracts of ICLR 2026, CVPR 2023, NeurIPS 2020 and COLM 202
 method names, datasets, tasks and result claims. Four fields are scored, each with precision,
 recall and F1 apart, by the matching the set's README suggests:
 
-* ``method_names`` and ``datasets``: a predicted name matches a gold entry when its key
+* ``method_names`` and ``datasets``: the gold's method names include the datasets (GUIDELINE),
+  so a card's predicted names are its ``method_names`` and its ``datasets`` together. A predicted name matches a gold entry when its key
   (:func:`name_key`: LaTeX flattened, case folded, hyphens and whitespace collapsed) equals the
   key of the entry's ``name`` or of one of its ``aliases`` (a gold dataset takes the aliases of
   the method-name entry of the same name).
@@ -154,7 +155,12 @@ def _paper_counts(record: Mapping[str, Any], card: Mapping[str, Any]) -> dict[st
     claims = [claim_key(c.get("value"), c.get("bound")) for c in card.get("claims") or []]
     return {
         "method_names": _counts(
-            _unique(name_key(n) for n in card.get("method_names") or []), entries, lambda p, g: p in g
+            _unique(
+                name_key(n)
+                for n in [*(card.get("method_names") or []), *(d["name"] for d in card.get("datasets") or [])]
+            ),
+            entries,
+            lambda p, g: p in g,
         ),
         "datasets": _counts(
             _unique(name_key(d["name"]) for d in card.get("datasets") or []), datasets, lambda p, g: p in g
