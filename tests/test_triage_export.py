@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from paperscope import Library
 from paperscope.cli import cli
 from paperscope.errors import InputError
+from paperscope.extract.confidence import shown_card
 
 
 @pytest.fixture
@@ -168,7 +169,8 @@ def test_markdown_and_html_reading_lists_go_topic_by_topic_with_card_summaries(u
         expected[name] = expected.get(name, 0) + 1
     assert {name: int(n) for name, n in sections} == expected
     assert sum(int(n) for _, n in sections) == len(lib) == text.count("\n- [ ] ")
-    with_methods = [p for p in lib.papers() if p.card and p.card.to_dict().get("method_names")]
+    # A summary lists the shown (confident) names only (issue 27).
+    with_methods = [p for p in lib.papers() if p.card and shown_card(p.card.to_dict()).get("method_names")]
     assert with_methods and text.count("\n  - Methods: ") == len(with_methods)
     html = "".join(lib.export("html"))
     assert [f"{name} ({n})" for name, n in sections] == re.findall(r"<h2>(.+?)</h2>", html)

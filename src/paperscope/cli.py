@@ -730,9 +730,11 @@ def enrich(
 
 
 def _card_lines(card: dict[str, Any]) -> list[str]:
-    """Return the card's fields as ``name: values`` lines (empty fields left out)."""
+    """Return the card's fields as ``name: values`` lines (empty fields and unconfident items left out)."""
     from .extract.claims import claim_text
+    from .extract.confidence import shown_card
 
+    card = shown_card(card)
     lines = []
     methods = [
         f"{m['name']} ({m['long_form']})" if m.get("long_form") else m["name"]
@@ -1467,10 +1469,18 @@ def _eval_data(ctx: click.Context, *needed: Path) -> Path:
 @click.option(
     "--gold",
     "gold_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Gold JSONL to score against (default: the ICML 2026 dev gold).",
+    help="Gold JSONL to score against (default: the ICML 2026 dev gold), or cards_gold: the "
+    "hand-labelled set of issue 27 (four venues; P/R/F1 of what is shown, beside the last release).",
 )
+@click.option(
+    "--split",
+    type=click.Choice(["dev", "test"]),
+    default=None,
+    help="Half of cards_gold to score (implies --gold cards_gold; default dev). Tune on dev; score test once.",
+)
+@click.option("--no-baseline", is_flag=True, help="With cards_gold: skip the last release's extractor.")
 @click.option(
     "--examples",
     "examples_dir",
@@ -1494,14 +1504,24 @@ def eval_cards(
     gold_path: Path | None,
     examples_dir: Path | None,
     area_vectors: Path | None = None,
+    split: str | None = None,
+    no_baseline: bool = False,
 ) -> None:
     """Score card extraction against the hand-labelled dev gold (P/R/F1) and area accuracy.
 
     With --silver, also on thousands of silver-labelled papers (method-name recall and primary-name
     accuracy; keyphrase P/R/F1@5 beside YAKE and TF-IDF), printed after the gold tables.
+    With --gold cards_gold (or --split), only the issue 27 set: method names, datasets, tasks and
+    claims as shown, as in the whole card, and as the last release (v0.2.0) extracts them.
 
     Example: paperscope eval cards --no-iclr --gold my_gold.jsonl
+    Example: paperscope eval cards --gold cards_gold --split dev
     """
+    if split is not None or str(gold_path) == "cards_gold":
+        _eval_cards_gold(split or "dev", not no_baseline, as_json)
+        return
+    if gold_path is not None and not gold_path.is_file():
+        raise click.BadParameter(f"{gold_path}: no such file", param_hint="--gold")
     from .config import examples_dir as examples_default
     from .evaluation.cards import format_cards_eval, run_cards_eval
     from .evaluation.paths import GOLD_NAME, ICLR_NAME
@@ -1532,6 +1552,18 @@ def eval_cards(
         if silver:
             click.echo("\n" + format_silver_eval(result["silver"]))
     _summary("eval cards", scored, result["elapsed_s"])
+
+
+def _eval_cards_gold(split: str, baseline: bool, as_json: bool) -> None:
+    """Score the cards on one half of cards_gold and print the table (or JSON)."""
+    from .evaluation.cards_gold import format_cards_gold_eval, run_cards_gold_eval
+
+    result = run_cards_gold_eval(split, baseline=baseline)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(format_cards_gold_eval(result))
+    _summary("eval cards", result["n_papers"], result["elapsed_s"])
 
 
 @eval.command("enrich")

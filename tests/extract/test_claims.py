@@ -7,7 +7,11 @@ from paperscope.text import clean_text
 
 
 def _claims(original: str) -> list[tuple[str, str, str]]:
-    return [(c.bound + c.value, c.unit, c.what) for c in extract_claims(clean_text(original))]
+    # A bound in words ("up to", issue 27) is written before the value with a space, a symbol glued.
+    return [
+        (f"{c.bound} {c.value}" if c.bound[:1].isalpha() else c.bound + c.value, c.unit, c.what)
+        for c in extract_claims(clean_text(original))
+    ]
 
 
 def test_case_5_bounds_survive_entity_decoding():
@@ -34,7 +38,7 @@ def test_claims_from_a_real_abstract_sentence():
         "e.g., 12.8 IR@1 and 17.8 TR@1 in Flickr30k with 100 synthetic pairs."
     )
     assert [(v, u) for v, u, _ in _claims(text)] == [
-        ("65", "×"),
+        ("up to 65", "×"),
         ("9.6", "×"),
         ("12.8", "IR@1"),
         ("17.8", "TR@1"),
@@ -80,7 +84,7 @@ def test_baselines_of_before_after_pairs_are_not_claims():
         "baseline by nearly 40 absolute points (71.56% vs. 31.83%)."
     )
     got = [(v, u) for v, u, _ in _claims(text)]
-    assert got == [("24.7", "%"), ("57.1", "%"), ("40", "pp"), ("71.56", "%")]
+    assert got == [("24.7", "%"), ("57.1", "%"), ("about 40", "pp"), ("71.56", "%")]
     whats = {v: w for v, _, w in _claims(text)}
     assert whats["57.1"].endswith("RoadQA")
 
@@ -102,5 +106,5 @@ def test_what_skips_lead_in_words_and_earlier_items_of_a_list():
     )
     whats = {v: w for v, _, w in _claims(text)}
     assert whats["12.8"] == whats["17.8"] == "helps retrieval tasks"
-    assert whats["10"] == "average gains"
-    assert whats["82.5"].endswith("peak activation memory usage")
+    assert whats["more than 10"] == "average gains"
+    assert whats["up to 82.5"].endswith("peak activation memory usage")

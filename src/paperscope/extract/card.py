@@ -35,6 +35,8 @@ __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first
 #: 0.10: a label without a method name comes from the keyphrase ranker, not the opening words.
 #: 0.11: labels end at a noun-phrase boundary ("…" where cut) and never open with a verb or anaphor.
 #: 0.11: area: text model of 60,000 features; with the paper's vector a joint SVM (extract/area_embedding.py).
+#: 0.12: claims keep bounds in words ("more than 14%", "up to"); claims, methods and datasets carry a
+#: confidence, and only confident ones are shown (extract/confidence.py).
 EXTRACTOR_VERSION = "0.12"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .claim_confidence import claim_confidence
 from .claim_relation import RELATIONS, dataset_of, metric_of, relation_of
 
 __all__ = ["Claim", "extract_claims", "claim_text", "METRIC_UNITS"]
@@ -35,8 +36,9 @@ _REL = r"(?:[<>≤≥~≈]|&lt;|&gt;)"
 _FACTOR_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s?([×xX])(?![\w²³]|\s?\d)")
 _REL_BEFORE_RE = re.compile(rf"({_REL})\s?$")
 _SPREAD_RE = re.compile(rf"\s?±\s?(?:{_NUM})")
+# A sign only where it is no range's dash: "1%-6%" is a range, "-31.5%" a fall.
 _PERCENT_RE = re.compile(
-    rf"(?<![\w.])([+\-−]?)({_NUM})\s*(%|(?:absolute\s+)?percentage points|percent|pp\b|(?:absolute\s+)?points\b)"
+    rf"(?<![\w.])((?:(?<![\d%×])[+\-−])?)({_NUM})\s*(%|(?:absolute\s+)?percentage points|percent|pp\b|(?:absolute\s+)?points\b)"
 )
 # The baseline of a before/after pair is not a result of the paper: "from 12.0% to 24.7%",
 # "19.6% → 57.1%", "(71.56% vs. 31.83%)" (the number after "vs.").
@@ -61,7 +63,7 @@ _WORD_FACTOR_RE = re.compile(
     re.IGNORECASE,
 )
 # Never a number inside a name: "perplexity at 64K tokens on PG-19".
-_METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-])({_NUM})\s+({METRIC_UNITS})(?![\w])")
+_METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-@])({_NUM})\s+({METRIC_UNITS})(?![\w])")
 # The first of two numbers that share a metric: "achieving only 24.06 and 51.01 accuracy".
 _SHARED_UNIT_RE = re.compile(rf"(?<![\w.])({_NUM})\s*(?:,|and|or|,\s*and)\s*$")
 # A signed gain in parentheses after a name: "methods like REIN (+1.2) and SoMA (+0.5)".
@@ -87,6 +89,30 @@ _TIME_UNITS = {
 _CONTEXT_RE = re.compile(
     rf"\bcontext(?:\s+lengths?)?\s+(?:of\s+)?(?:up\s+to\s+|over\s+|beyond\s+)?({_NUM})\s?([KMB])\s+tokens\b"
 )
+# A bound in words before the number (guideline of evaluation/data/cards_gold), as the guideline writes it.
+_WORD_BOUND_RE = re.compile(
+    r"(?<![\w-])(up to|as much as|more than|over|exceeding|above|at least|at most|no more than|within"
+    r"|less than|under|below|about|around|approximately|nearly|almost|roughly|~)\s*$",
+    re.IGNORECASE,
+)
+_WORD_BOUNDS = {
+    "as much as": "up to",
+    "over": "more than",
+    "exceeding": "more than",
+    "above": "more than",
+    "no more than": "at most",
+    "within": "at most",
+    "under": "less than",
+    "below": "less than",
+    "around": "about",
+    "approximately": "about",
+    "nearly": "about",
+    "almost": "about",
+    "roughly": "about",
+    "~": "about",
+}
+# Between two numbers of one coordinated list: "up to 50% and 40%", "gains of 3.6%, 6.1%".
+_LIST_GAP_RE = re.compile(r"\s*(?:,|,?\s*and|,?\s*or)\s*")
 _SETTING_BEFORE_RE = re.compile(
     r"(?:top-?|p\s?[<=]\s?|at\s+|with\s+|under\s+|rate\s+of\s+|ratio\s+of\s+|budget\s+of\s+)$", re.I
 )
@@ -128,13 +154,19 @@ class Claim:
         what: a short phrase on what the number measures (``"faster distillation"``).
         start: offset of the claim's first character in the clean text.
         end: end offset (exclusive).
-        bound: ``<``, ``>``, ``≤``, ``≥`` or ``~`` when the abstract bounds the value, else "".
+        bound: ``<``, ``>``, ``≤``, ``≥`` or ``~`` written before the value, or the words of the
+            cards_gold guideline (``up to``, ``more than``, ``at least``, ``at most``,
+            ``less than``, ``about``) for a bound in words; "" when unbounded. A bound governs
+            the later numbers of its coordinated list ("up to 50% and 40%").
         relation: what the number says (:data:`claim_relation.RELATIONS`: improves, reduces,
             increases, reaches, speedup, compared-with).
         baseline: the value it is compared with when the sentence gives one ("from 12.0% to
             24.7%": 12.0; "91.5% vs. 42.7%": 42.7), else None.
         metric: the metric named by the unit or next to the number (``accuracy``, ``FID``), else None.
         dataset: the card's dataset named in the same sentence, nearest after the number, else None.
+        confidence: how likely it is a result of this paper (0 to 1,
+            :func:`.claim_confidence.claim_confidence`); pages show it from
+            :data:`.confidence.SHOW_THRESHOLDS` ``["claims"]`` up.
     """
 
     value: str
@@ -147,6 +179,7 @@ class Claim:
     baseline: str | None = None
     metric: str | None = None
     dataset: str | None = None
+    confidence: float = 1.0
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -160,6 +193,7 @@ class Claim:
             "baseline": self.baseline,
             "metric": self.metric,
             "dataset": self.dataset,
+            "confidence": self.confidence,
         }
 
 
@@ -255,6 +289,8 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
         if any(s < end and start < e for s, e in taken):
             return
         taken.append((start, end))
+        if not bound and (w := _WORD_BOUND_RE.search(clean, max(0, start - 16), start)):
+            bound = _WORD_BOUNDS.get(w.group(1).lower(), w.group(1).lower())  # the span stays on the number
         claims.append(Claim(_value(value), unit, _what(clean, start, end), start, end, bound))
 
     def bound_of(start: int) -> tuple[str, int]:
@@ -311,6 +347,9 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
     for m in _WORD_FACTOR_RE.finditer(scan):
         add(m.group(0), "", m.start(), m.end())
     claims, changes = _ranges_and_baselines(clean, sorted(claims, key=lambda c: c.start))
+    for prev, claim in zip(claims, claims[1:], strict=False):
+        if prev.bound and not claim.bound and _LIST_GAP_RE.fullmatch(clean, prev.end, claim.start):
+            claim.bound = prev.bound
     for claim in claims:
         claim.relation = relation_of(
             clean,
@@ -328,6 +367,8 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
         if member in by_start and last in by_start:
             head, tail = by_start[member], by_start[last]
             head.relation, head.metric, head.what = tail.relation, tail.metric, tail.what
+    for claim in claims:
+        claim.confidence = claim_confidence(clean, claim.start, claim.end, claim.unit, claim.relation)
     return claims
 
 

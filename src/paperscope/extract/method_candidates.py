@@ -56,7 +56,9 @@ class MethodName:
         end: end offset (exclusive) of that mention.
         mentions: how many times ``name`` occurs in the clean text.
         evidence: the generators and rules that proposed it (``cue``, ``acronym``, ``bold``, ``token`` …).
-        score: the model's probability that it is an own name (0 to 1).
+        score: the rank model's probability that it is the paper's main name (0 to 1).
+        confidence: the keep model's probability that it is a name at all (0 to 1); pages show
+            it from :data:`.confidence.SHOW_THRESHOLDS` ``["methods"]`` up.
 
     """
 
@@ -67,6 +69,7 @@ class MethodName:
     mentions: int = 1
     evidence: list[str] = field(default_factory=list)
     score: float = 0.0
+    confidence: float = 1.0
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -77,6 +80,7 @@ class MethodName:
             "mentions": self.mentions,
             "evidence": self.evidence,
             "score": self.score,
+            "confidence": self.confidence,
         }
 
 

@@ -64,14 +64,25 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
     for lf in defined:
         outside = outside.replace(lf, " ")
     out = []
-    for c, k, (_, rank) in zip(cands, keep, p, strict=True):
+    for c, k, (kept, rank) in zip(cands, keep, p, strict=True):
         if not k or fold(c.name) in long_forms:
             continue
         if any(c.name in lf for lf in defined if lf != c.long_form) and not mentions(c.name, outside):
             continue  # "sparse TPE (SparTPE)": only a word of another name's definition
         evidence = sorted(src.removeprefix("rule:") for src in c.sources)
         count = max(1, len(c.at))
-        out.append(MethodName(c.name, c.long_form, c.start, c.end, count, evidence, round(float(rank), 4)))
+        out.append(
+            MethodName(
+                c.name,
+                c.long_form,
+                c.start,
+                c.end,
+                count,
+                evidence,
+                round(float(rank), 4),
+                round(float(kept), 4),
+            )
+        )
     return sorted(out, key=lambda m: (-m.score, m.start))
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..ingest.csv_table import defuse_formula
+from ..extract.confidence import shown_card
 from ..ingest.fields import split_authors, split_list
 from ..models import Paper
 from .entry import entry_of
@@ -98,7 +99,7 @@ def _row(paper: Paper, info: dict[str, Any]) -> list[Any]:
         "; ".join(entry.tags),
         entry.note or "",
         topic["topic"] if topic else "",
-        "; ".join(paper.card.method_names) if paper.card else "",
+        "; ".join(shown_card(paper.card.to_dict())["method_names"]) if paper.card else "",
         "; ".join(f"{s.file_name}:{s.line}" for s in paper.sources),
     ]
 

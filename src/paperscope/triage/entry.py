@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..extract.claims import claim_text
+from ..extract.confidence import shown_card
 from ..links import paper_links
 from ..models import LABEL_MARKER, Paper
 from .venues import Venue, venue_info
@@ -119,7 +120,7 @@ def card_summary(paper: Paper) -> list[tuple[str, str]]:
     """
     if paper.card is None:
         return []
-    card = paper.card.to_dict()
+    card = shown_card(paper.card.to_dict())  # confident items only (issue 27)
     rows = [
         ("Methods", ", ".join(card.get("method_names") or [])),
         ("Tasks", ", ".join(t.get("text", "") for t in card.get("tasks") or [])),

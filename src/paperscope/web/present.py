@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from markupsafe import Markup, escape
 
 from ..extract.claims import claim_text
+from ..extract.confidence import shown_card
 from ..links import LINK_KINDS, is_web_url
 from ..text import fold, readable
 
@@ -144,7 +145,8 @@ def _span_of(entry: Mapping[str, Any], length: int) -> tuple[int, int] | None:
 def _fields_and_spans(paper: Any) -> tuple[list[CardField], list[tuple[int, int, int, str]]]:
     """Return the card fields and the spans ``(start, end, K, field)`` their pieces point at."""
     text: str = paper.clean_text or ""
-    card = paper.card.to_dict() if getattr(paper, "card", None) else {}
+    # Only confident methods, datasets and claims are shown; the card JSON keeps them all (issue 27).
+    card = shown_card(paper.card.to_dict()) if getattr(paper, "card", None) else {}
     spans: list[tuple[int, int, int, str]] = []
     fields_: list[CardField] = []
 
