@@ -24,8 +24,8 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..ingest.csv_table import defuse_formula
 from ..extract.confidence import shown_card
+from ..ingest.csv_table import defuse_formula
 from ..ingest.fields import split_authors, split_list
 from ..models import Paper
 from .entry import entry_of
