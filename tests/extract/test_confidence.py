@@ -31,7 +31,7 @@ def test_claims_keep_their_bound_in_words():
         ("14", "%", "more than"),
         ("3", "×", "about"),
     ]
-    assert claim_text(claims[2].to_dict()) == "↑more than 14% gains"
+    assert claim_text(claims[2].to_dict()) == "↑ more than 14% gains"
 
 
 def test_setting_scores_below_the_show_threshold_and_result_above():

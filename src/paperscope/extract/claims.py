@@ -422,7 +422,10 @@ def claim_text(claim: Mapping[str, Any]) -> str:
     if relation and relation not in RELATIONS:  # a card of extractor 0.7 or older: the bound
         bound, relation = relation, ""
     lead = f"{bound} " if bound and bound[0] not in "<>≤≥~" else bound
-    parts = [f"{_ARROWS.get(relation, '')}{lead}{number}", str(claim.get("what") or "").strip()]
+    arrow = _ARROWS.get(relation, "")
+    if arrow and lead.endswith(" "):  # a bound in words after the arrow: "↓ up to 65×", not "↓up to 65×"
+        arrow += " "
+    parts = [f"{arrow}{lead}{number}", str(claim.get("what") or "").strip()]
     baseline = claim.get("baseline")
     if baseline not in (None, ""):
         base = f"{baseline}{unit}" if glued else f"{baseline} {unit}".strip()
