@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
-from ..extract.claims import claim_text
 from ..links import LINK_KINDS, is_web_url
+from ..models import claim_text
 from ..text import fold, readable
 
 __all__ = [
