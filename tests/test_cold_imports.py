@@ -109,3 +109,13 @@ def test_help_imports_no_heavy_package(tmp_path: Path) -> None:
     assert {m.split(".")[0] for m in modules} & set(HEAVY) == set()
     assert _stage_modules(modules) == set()
     assert "paperscope.library" not in modules
+
+
+@pytest.mark.parametrize("command", [["show", "{id}"], ["list"], ["star", "{id}"]], ids=" ".join)
+def test_showing_listing_and_marking_import_no_numpy(
+    tmp_path: Path, small_db: tuple[Path, str], command: list[str]
+) -> None:
+    db, paper_id = small_db
+    modules = _modules_after(tmp_path, "--db", str(db), *(a.format(id=paper_id) for a in command))
+    assert "paperscope.store.vectors" in modules  # the library facade's store modules are there
+    assert "numpy" not in modules
