@@ -31,6 +31,8 @@ def _fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
     # tqdm sizes a bar on a stream without a terminal from $COLUMNS.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")  # TERM=dumb draws no bar (tests/test_progress_terminals.py)
+    monkeypatch.delenv("PAPERSCOPE_PROGRESS_INTERVAL_S", raising=False)
 
 
 def test_non_tty_writes_nothing_before_the_interval_then_one_line_with_rate_and_eta() -> None:
@@ -216,3 +218,30 @@ def test_an_observed_silent_ingest_counts_the_lines_it_reads(tmp_path) -> None:
     reading = [s for s in seen if s[0] == "reading"]
     assert reading[0] == ("reading", "lines", 0, 5) and reading[-1] == ("reading", "lines", 5, 5)
     assert ("cards", "papers", 2, 2) in seen
+
+
+@pytest.mark.parametrize(
+    ("value", "interval_s"), [("0.5", 0.5), ("", 10.0), ("soon", 10.0), ("0", 10.0), ("-3", 10.0)]
+)
+def test_the_line_interval_comes_from_the_environment_when_it_is_a_positive_number(
+    monkeypatch: pytest.MonkeyPatch, value: str, interval_s: float
+) -> None:
+    monkeypatch.setenv("PAPERSCOPE_PROGRESS_INTERVAL_S", value)
+    stream, clock = io.StringIO(), FakeClock()
+    bar = progress(total=100, desc="cards", stream=stream, clock=clock)
+    clock.now += interval_s - 0.01
+    bar.update(1)
+    assert stream.getvalue() == ""
+    clock.now += 0.01
+    bar.update(1)
+    assert stream.getvalue().startswith("cards: 2/100 (2%), ")
+
+
+def test_a_dumb_terminal_gets_lines_not_a_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "dumb")
+    stream, clock = FakeTerminal(), FakeClock()
+    bar = progress(total=10, desc="cards", stream=stream, interval_s=1.0, clock=clock)
+    clock.now += 2.0
+    bar.update(5)
+    bar.close()
+    assert stream.getvalue() == "cards: 5/10 (50%), 2.5 papers/s, ETA 2 s\n"

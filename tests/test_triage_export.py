@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from paperscope import Library
 from paperscope.cli import cli
+from paperscope.confidence import shown_card
 from paperscope.errors import InputError
-from paperscope.extract.confidence import shown_card
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import click
 from . import __version__
 from .cli_output import JsonError, emit_json, json_option, wants_json
 from .errors import PaperscopeError
-from .models import LABEL_MARKER, marked_label
+from .models import LABEL_MARKER, claim_text, marked_label
 from .waits import watch
 
 if TYPE_CHECKING:
@@ -731,8 +731,7 @@ def enrich(
 
 def _card_lines(card: dict[str, Any]) -> list[str]:
     """Return the card's fields as ``name: values`` lines (empty fields and unconfident items left out)."""
-    from .extract.claims import claim_text
-    from .extract.confidence import shown_card
+    from .confidence import shown_card
 
     card = shown_card(card)
     lines = []

@@ -6,7 +6,30 @@ import os
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["home_dir", "cache_dir", "default_db_path", "examples_dir", "EXAMPLES_DIR"]
+__all__ = [
+    "home_dir",
+    "cache_dir",
+    "default_db_path",
+    "examples_dir",
+    "EXAMPLES_DIR",
+    "MAX_QUERY_TERMS",
+    "MAX_QUERY_CHARS",
+]
+
+# The two query bounds live here, not in index/bounds.py (which uses them), so that the
+# library facade re-exports them without importing index code (issue 29).
+#: Distinct lexical terms a query keeps (stop words are not terms). Each term costs the BM25 leg a
+#: postings scan; a 300-word abstract has about 150 distinct terms. Chosen on the 200 training
+#: abstracts of ``iclr-abstract`` (an abstract must find its title among 10,425; BM25 top-1 with
+#: the N rarest terms kept): 32 -> 0.325, 64 -> 0.535, 128 -> 0.745, all -> 0.750; and the FTS5
+#: cost of 3,000-word pastes on the 4,302-paper ICLR library, median (max) ms at load 8:
+#: 64 -> 6 (18), 128 -> 18 (33), 256 -> 61 (75), 512 -> 248 (455).
+MAX_QUERY_TERMS = 128
+#: Characters of a query read at all: about 3,000 English words. A longer text is cut at the
+#: last space before this bound (the notice says so); what stays is bounded by MAX_QUERY_TERMS
+#: and ``paperscope.index.bounds.MAX_DENSE_QUERY_CHARS``, so the only cost that grows with it is
+#: tokenising (about 10 ms per 20,000 characters).
+MAX_QUERY_CHARS = 20_000
 
 #: The folder name under the platform's data and cache folders (platformdirs' appname).
 _APP_NAME = "paperscope"

@@ -14,39 +14,28 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .analyzer import LEXICAL_ANALYZER
-from .config import cache_dir, default_db_path
+from .config import MAX_QUERY_CHARS, MAX_QUERY_TERMS, cache_dir, default_db_path
 from .errors import InputError, NotFound, NothingMarked
-from .example import Example
-from .index.bm25 import MemoryBM25, query_terms
-from .index.bounds import MAX_QUERY_CHARS, MAX_QUERY_TERMS, BoundedQuery, bound_query, chars_notice, cut_text
-from .index.dense import ANN_INSTALL, DenseIndex, ensure_vectors
-from .index.embed import (
-    Embedder,
-    embedder_is_ready,
-    embedder_languages,
-    embedder_model_id,
-    get_embedder,
-    is_mostly_non_latin,
-    prepare_embedder,
-)
-from .index.fusion import DEFAULT_FUSION, Fusion
-from .index.related import related_papers
-from .index.search import MODES, search_papers
-from .index.snippets import explain_hit, highlight_terms
-from .models import Card, Hit, IngestReport, Paper, Topic
+from .models import EXTRACTOR_VERSION, FIRST_CARD_VERSION, Card, Hit, IngestReport, Paper, Topic
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
-from .store.doctor import DoctorReport
-from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
 from .store.retrieval import document_frequencies, filtered_paper_ids
 from .text import has_cjk, strip_controls
 from .waits import doing
 
 if TYPE_CHECKING:
+    # Type names only: a command that prints stored data (show, stats, list, marks, export)
+    # imports no extractor, index or model code (issue 29); each method imports what it runs.
+    import numpy as np
+
     from .enrich.attach import UndoReport
+    from .example import Example
+    from .index.bm25 import MemoryBM25
+    from .index.bounds import BoundedQuery
+    from .index.dense import DenseIndex
+    from .index.embed import Embedder
+    from .index.fusion import Fusion
+    from .store.doctor import DoctorReport
     from .store.salvage import SalvageReport
     from .topic_fits import TopicUpdate
     from .topics import TopicModel
@@ -96,6 +85,8 @@ def cut_query(query: str) -> tuple[str, str | None]:
     terms each leg uses is decided by :func:`paperscope.index.bounds.bound_query` inside
     :meth:`Library.search`.
     """
+    from .index.bounds import chars_notice, cut_text
+
     if len(query) <= MAX_QUERY_CHARS:
         return query, None
     kept = cut_text(query, MAX_QUERY_CHARS)
@@ -179,6 +170,8 @@ class _LoadingEmbedder:
         self._library = library
         self._error: BaseException | None = None
         self._thread = None
+        from .index.embed import embedder_is_ready
+
         if isinstance(library._embedder_choice, str) and embedder_is_ready(library._embedder_choice):
             self._thread = threading.Thread(target=self._load, name="paperscope-embedder", daemon=True)
             self._thread.start()
@@ -345,7 +338,7 @@ class Library:
             The number of cards written. Cards are saved 500 at a time, each batch in one
             transaction; stars, tags and notes are never touched.
         """
-        from .extract import EXTRACTOR_VERSION, build_cards
+        from .extract import build_cards
         from .progress import track
 
         conn = self.store.conn
@@ -379,6 +372,8 @@ class Library:
         ``(None, None)`` when the active embedder is not the one the area model was trained on
         or none of the papers has a vector yet (the usual case at ingest: cards come first).
         """
+        import numpy as np
+
         from .extract.area import load_area_model
         from .store import card_areas
 
@@ -402,7 +397,8 @@ class Library:
         paper (the text features are recomputed; ~35 s for 23.5k papers after minutes of
         embedding); each card is refined once per model.
         """
-        from .extract import EXTRACTOR_VERSION
+        import numpy as np
+
         from .extract.area import load_area_model, predict_area
         from .store import card_areas
 
@@ -444,7 +440,6 @@ class Library:
                 to repair one that failed the quick check).
         """
         from .errors import ModelUnavailable
-        from .extract import EXTRACTOR_VERSION
         from .store import doctor
 
         command = self._command("").rstrip()
@@ -500,6 +495,8 @@ class Library:
 
     def _warn_language_mismatch(self, report: IngestReport, after_rowid: int) -> None:
         """Warn when new abstracts are mostly non-Latin script and the embedder is English-only (case 17)."""
+        from .index.embed import embedder_languages, is_mostly_non_latin
+
         choice = self._embedder_choice
         name = choice if isinstance(choice, str) else None
         languages = embedder_languages(name) if name else choice.languages  # type: ignore[union-attr]
@@ -581,8 +578,6 @@ class Library:
         0 while ``topics_fitted`` is False (no fit yet: topics are fitted on request only).
         ``unfinished`` sums the three. Count queries only; no model is loaded.
         """
-        from .extract import EXTRACTOR_VERSION, FIRST_CARD_VERSION
-
         conn = self.store.conn
         missing_cards, first_cards = conn.execute(
             "SELECT count(*), coalesce(sum(c.extractor_version = ?), 0) FROM papers p"
@@ -611,6 +606,8 @@ class Library:
 
     def _model_id(self) -> str:
         """Return the active embedder's model_id without loading its model."""
+        from .index.embed import embedder_model_id
+
         choice = self._embedder_choice
         return embedder_model_id(choice) if isinstance(choice, str) else choice.model_id
 
@@ -625,7 +622,7 @@ class Library:
         decision: str | None = None,
         source_area: str | None = None,
         has_code: bool | None = None,
-        fusion: Fusion = DEFAULT_FUSION,
+        fusion: Fusion | None = None,
         topic: int | None = None,
         dataset: str | None = None,
         contribution: str | None = None,
@@ -649,7 +646,8 @@ class Library:
             decision: only decisions containing this text (``"oral"``).
             source_area: only source areas containing this text.
             has_code: only papers with (True) or without (False) a code URL.
-            fusion: how hybrid mode combines its legs (default: tuned on training queries).
+            fusion: how hybrid mode combines its legs (None: ``paperscope.index.fusion.DEFAULT_FUSION``,
+                tuned on training queries).
             topic: keep papers of this broad topic id (see :meth:`topics`).
             dataset: only papers whose card names this dataset (case-insensitive, whole name).
             contribution: only papers whose card has this contribution type (one of
@@ -693,6 +691,14 @@ class Library:
                 ``year`` is not in 1..9999, or ``mode`` is unknown.
             ModelUnavailable: dense or hybrid mode, and the embedding model is not installed.
         """
+        from .index.bm25 import query_terms
+        from .index.search import MODES, search_papers
+        from .index.snippets import explain_hit, highlight_terms
+
+        if fusion is None:
+            from .index.fusion import DEFAULT_FUSION
+
+            fusion = DEFAULT_FUSION
         _check_limit(limit)
         if not query or not query.strip():
             raise InputError("empty query: type some words to search for")
@@ -782,6 +788,8 @@ class Library:
         Document frequencies come from the in-memory BM25 index when it is loaded, else from
         the FTS5 vocabulary (one indexed lookup per distinct term).
         """
+        from .index.bounds import bound_query
+
         memory = self.memory_bm25(build=False)
         if memory is not None:
             return bound_query(query, memory.document_frequencies, len(memory))
@@ -909,6 +917,8 @@ class Library:
         Raises:
             InputError: an unknown sort or filter, a negative offset, or ``limit`` out of range.
         """
+        from .index.snippets import explain_hit
+
         _check_limit(limit)
         if sort not in BROWSE_SORTS:
             raise InputError(f"unknown sort {sort!r}; choose one of: {', '.join(BROWSE_SORTS)}")
@@ -979,6 +989,8 @@ class Library:
             NotFound: no paper matches ``paper_id``.
             InputError: the id is malformed or ambiguous, or ``limit`` is not in 1..MAX_LIMIT.
         """
+        from .index.related import related_papers
+
         _check_limit(limit)
         paper = self.get(paper_id)
         self.search_notice = None
@@ -1007,6 +1019,8 @@ class Library:
             InputError: the configured embedder name is unknown.
             ModelUnavailable: its model or runtime is not installed.
         """
+        from .index.embed import get_embedder
+
         with self._embedder_lock:
             if isinstance(self._embedder_choice, str):
                 self._embedder_choice = get_embedder(self._embedder_choice)
@@ -1026,6 +1040,9 @@ class Library:
         Raises:
             ModelUnavailable: the embedding model or its runtime is not installed.
         """
+        from .index.dense import ensure_vectors
+        from .index.embed import prepare_embedder
+
         started = time.perf_counter()
         with doing("loading the embedding model"):
             if isinstance(self._embedder_choice, str):
@@ -1049,6 +1066,8 @@ class Library:
         ``paperscope.index.dense.ANN_THRESHOLD`` the HNSW graph (about 40 s at 100k papers);
         both are cached by what they depend on, so this is a no-op when they are current.
         """
+        from .index.dense import ANN_INSTALL
+
         if self.store.path == ":memory:":
             return
         started = time.perf_counter()
@@ -1108,6 +1127,8 @@ class Library:
 
     def _loaded_dense_index(self) -> DenseIndex:
         """Return the stored vectors as an index (from the in-memory copy or the cache files)."""
+        from .index.dense import DenseIndex
+
         model_id = self._model_id()  # known without loading the model: `related` never embeds
         fingerprint = vectors.vectors_fingerprint(self.store.conn, model_id)
         if self._dense is None or self._dense.fingerprint != fingerprint:
@@ -1122,6 +1143,9 @@ class Library:
         papers lack a vector than can be embedded within the search budget; either way
         :attr:`search_notice` says what to run.
         """
+        from .index.dense import ensure_vectors
+        from .index.embed import embedder_is_ready
+
         name = self._embedder_choice if isinstance(self._embedder_choice, str) else None
         if name is not None and not embedder_is_ready(name):
             self.search_notice = (
@@ -1185,6 +1209,10 @@ class Library:
         (searches), a missing index is not built and None is returned: FTS5 answers instead, and
         :meth:`build_search_indexes` (run by ``ingest`` and ``embed``) builds it.
         """
+        from .analyzer import LEXICAL_ANALYZER
+        from .index.bm25 import MemoryBM25
+        from .store.lexical import EXACT_WEIGHT, TITLE_WEIGHT
+
         conn = self.store.conn
         # Read in constant time: max(rowid) moves whenever a paper is added, and the generation
         # whenever one's title or text is edited in place or one is deleted (migration 4).
@@ -2053,7 +2081,7 @@ class Library:
         ``paper_id`` (a full id) keeps one paper's attachments: each row gives the program file,
         the entry's line, the ``session`` it names (or None) and the fields attached.
         """
-        from .enrich import attach
+        from .store.enrichments import enrichments
 
         key = str(Path(program).resolve()) if program is not None else None
-        return attach.enrichments(self.store.conn, key, paper_id)
+        return enrichments(self.store.conn, key, paper_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -9,6 +10,10 @@ __all__ = [
     "TITLE_SOURCES",
     "LABEL_MARKER",
     "marked_label",
+    "EXTRACTOR_VERSION",
+    "FIRST_CARD_VERSION",
+    "CLAIM_RELATIONS",
+    "claim_text",
     "Source",
     "Record",
     "Paper",
@@ -47,6 +52,61 @@ def marked_label(label: str, title_source: str | None) -> str:
     details were not read).
     """
     return f"{LABEL_MARKER} {label}" if title_source == "generated" and label else label
+
+
+#: Bumped whenever an extractor changes its output; cards of another version are rebuilt. Here,
+#: beside Card, so that counting outdated cards (``stats``) imports no extractor (issue 29).
+#: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
+#: 0.8: claims carry relation, baseline, metric and dataset; ranges and numbers in words.
+#: 0.9: tasks filled from the trained keyphrase ranker's task phrases (extract/keyphrases.py).
+#: 0.9: method names from the learned extractor, ranked by score (extract/methods.py).
+#: 0.10: a label without a method name comes from the keyphrase ranker, not the opening words.
+#: 0.11: labels end at a noun-phrase boundary ("…" where cut) and never open with a verb or anaphor.
+#: 0.11: area: text model of 60,000 features; with the paper's vector a joint SVM (extract/area_embedding.py).
+#: 0.12: claims keep bounds in words ("more than 14%", "up to"); claims, methods and datasets carry a
+#: confidence, and only confident ones are shown (paperscope/confidence.py); generic labels give way
+#: to keyphrases.
+EXTRACTOR_VERSION = "0.12"
+#: Version tag of the quick card written at ingest; it is replaced by the full card.
+FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
+
+#: What a card's claim says its number does (``extract.claim_relation.relation_of`` decides).
+#: Here, not in the extractor, so that showing a stored card imports no extractor (issue 29).
+CLAIM_RELATIONS = ("improves", "reduces", "increases", "reaches", "speedup", "compared-with")
+_CLAIM_ARROWS = {"improves": "↑", "reduces": "↓", "increases": "↑"}
+
+
+def claim_text(claim: Mapping[str, Any]) -> str:
+    """Return a claim (its ``to_dict`` shape) as a person writes it.
+
+    ``"↑8.4% accuracy improvements on MATH"``, ``"↓63% inference time"``, ``"3.67× speedup"``,
+    ``"↑64.0% translation accuracy (from 57.5%)"``, ``"91.5% accuracy (vs. 42.7%)"``,
+    ``"12.8 IR@1 on Flickr30k"``. Cards written before relations (no ``relation`` key) read as
+    value, unit and what; an old ``relation`` holding a bound ("up to") is shown before the value.
+    """
+    value = str(claim.get("value", "")).strip()
+    unit = str(claim.get("unit") or "").strip()
+    glued = unit in ("%", "×", "x")
+    number = f"{value}{unit}" if glued else f"{value} {unit}".strip()
+    relation = str(claim.get("relation") or "").strip()
+    bound = str(claim.get("bound") or "").strip()
+    if relation and relation not in CLAIM_RELATIONS:  # a card of extractor 0.7 or older: the bound
+        bound, relation = relation, ""
+    lead = f"{bound} " if bound and bound[0] not in "<>≤≥~" else bound
+    arrow = _CLAIM_ARROWS.get(relation, "")
+    if arrow and lead.endswith(" "):  # a bound in words after the arrow: "↓ up to 65×", not "↓up to 65×"
+        arrow += " "
+    parts = [f"{arrow}{lead}{number}", str(claim.get("what") or "").strip()]
+    baseline = claim.get("baseline")
+    if baseline not in (None, ""):
+        base = f"{baseline}{unit}" if glued else f"{baseline} {unit}".strip()
+        parts.append(
+            f"(from {base})" if relation in ("improves", "reduces", "increases") else f"(vs. {base})"
+        )
+    dataset = str(claim.get("dataset") or "").strip()
+    if dataset and dataset not in parts[1]:
+        parts.append(f"on {dataset}")
+    return " ".join(p for p in parts if p)
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,12 @@ Every stage that can take more than a few seconds (reading files, cards, embeddi
 eval, int8 preparation) reports through :func:`progress` (items counted) or :func:`steps`
 (named steps of one job), and the command ends with one :func:`summary` line of wall time and
 throughput. Where stderr is not a terminal (CI, a log file, a pipe) a bar would print hundreds
-of carriage returns, so a plain line is written instead: every ``LINE_INTERVAL_S`` seconds for
-counted items (``cards: 1,200/4,302 (28%), 150 papers/s, ETA 21 s``), and at the start of each
-step of a :func:`steps` progress (``topics: 1/6 steps (reduce: UMAP to 5D), 2 s``), so a step
-that runs for a minute is never silent about what it is doing.
+of carriage returns, and where it is one that cannot draw a bar (``TERM=dumb``, or a terminal
+that reports 0 columns, where tqdm draws nothing at all: issue 29) a bar is useless, so a plain
+line is written instead: every ``LINE_INTERVAL_S`` seconds (``$PAPERSCOPE_PROGRESS_INTERVAL_S``
+when set) for counted items (``cards: 1,200/4,302 (28%), 150 papers/s, ETA 21 s``), and at the
+start of each step of a :func:`steps` progress (``topics: 1/6 steps (reduce: UMAP to 5D), 2 s``),
+so a step that runs for a minute is never silent about what it is doing.
 
 Stable API for other stages::
 
@@ -22,6 +24,7 @@ Stable API for other stages::
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import threading
 import time
@@ -73,8 +76,21 @@ def observe(observer: Observer) -> Iterator[None]:
 
 T = TypeVar("T")
 
-#: Seconds between two progress lines when stderr is not a terminal.
+#: Seconds between two progress lines when stderr cannot draw a bar (not a terminal, a dumb one,
+#: or one of 0 columns). ``$PAPERSCOPE_PROGRESS_INTERVAL_S``, when set to a positive number of
+#: seconds, replaces it (a log that wants a line a second; the tests' short runs).
 LINE_INTERVAL_S = 10.0
+#: The environment variable that overrides :data:`LINE_INTERVAL_S`.
+_INTERVAL_ENV = "PAPERSCOPE_PROGRESS_INTERVAL_S"
+
+
+def _line_interval_s() -> float:
+    """Return ``$PAPERSCOPE_PROGRESS_INTERVAL_S`` when it is a positive number, else :data:`LINE_INTERVAL_S`."""
+    try:
+        seconds = float(os.environ.get(_INTERVAL_ENV, ""))
+    except ValueError:
+        return LINE_INTERVAL_S
+    return seconds if seconds > 0 else LINE_INTERVAL_S
 
 
 def in_notebook() -> bool:
@@ -117,6 +133,22 @@ def _isatty(stream: IO[str]) -> bool:
         return False
 
 
+def _draws_bar(stream: IO[str]) -> bool:
+    """Return True when ``stream`` is a terminal a bar can be drawn on.
+
+    Not on ``TERM=dumb`` (no cursor movement; Emacs shells, some CI consoles), and not on a
+    terminal that reports 0 columns (a serial console, some containers' pseudo-terminals): tqdm
+    sizes its bar from the reported width and draws nothing there, so the work ran silent
+    (issue 29). A terminal whose size cannot be read (no file descriptor) keeps the bar.
+    """
+    if not _isatty(stream) or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
 class Progress:
     """One piece of long work being counted; made by :func:`progress` or :func:`steps`.
 
@@ -127,8 +159,9 @@ class Progress:
         enabled: False prints nothing at all (counting still works).
         stream: where to write (default ``sys.stderr``). A notebook widget is drawn only for
             the default stream.
-        interval_s: seconds between lines when ``stream`` is not a terminal (default
-            :data:`LINE_INTERVAL_S`, read when the progress starts).
+        interval_s: seconds between lines when ``stream`` cannot draw a bar (default
+            ``$PAPERSCOPE_PROGRESS_INTERVAL_S``, else :data:`LINE_INTERVAL_S`, read when the
+            progress starts).
         clock: returns the time in seconds (default ``time.perf_counter``; tests pass a fake).
         is_steps: count named steps (see :func:`steps`): a line is written at each
             :meth:`stage` instead of every ``interval_s``, and bars show no rate or ETA.
@@ -158,7 +191,7 @@ class Progress:
         self._clock = clock
         self.started = clock()
         self._stream = stream if stream is not None else sys.stderr
-        self._interval_s = LINE_INTERVAL_S if interval_s is None else interval_s
+        self._interval_s = _line_interval_s() if interval_s is None else interval_s
         self._last_line = self.started
         self._is_steps = is_steps
         self._bar: Any = None
@@ -169,7 +202,7 @@ class Progress:
         if not enabled:
             return
         notebook = stream is None and in_notebook()
-        if notebook or _isatty(self._stream):
+        if notebook or _draws_bar(self._stream):
             if notebook:
                 from tqdm.auto import tqdm
             else:
@@ -283,8 +316,8 @@ def progress(
         unit: what is counted, plural.
         enabled: False prints nothing.
         stream: where to write (default ``sys.stderr``).
-        interval_s: seconds between lines when ``stream`` is not a terminal (default
-            :data:`LINE_INTERVAL_S`).
+        interval_s: seconds between lines when ``stream`` cannot draw a bar (default
+            ``$PAPERSCOPE_PROGRESS_INTERVAL_S``, else :data:`LINE_INTERVAL_S`).
         clock: returns the time in seconds.
     """
     if total is None and iterable is not None and hasattr(iterable, "__len__"):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from paperscope.cli import _card_lines
+from paperscope.confidence import SHOW_THRESHOLDS, shown_card
 from paperscope.extract.card import build_card
-from paperscope.extract.claims import claim_text, extract_claims
-from paperscope.extract.confidence import SHOW_THRESHOLDS, shown_card
-from paperscope.models import Paper
+from paperscope.extract.claims import extract_claims
+from paperscope.models import Paper, claim_text
 from paperscope.triage.entry import card_summary
 from paperscope.web.present import card_fields
 

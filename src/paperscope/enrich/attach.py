@@ -15,7 +15,8 @@ embeds the paper again (replacing the row), so without them an undo left the pap
 current vector.
 A paper's ``paper_id`` never changes, so stars, tags, notes and triage states are untouched.
 
-All functions take the open connection and must run inside one ``Store.transaction()``.
+All functions take the open connection and must run inside one ``Store.transaction()``; the
+attachments are read back by :func:`paperscope.store.enrichments.enrichments`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ __all__ = [
     "save_suggestions",
     "open_suggestions",
     "reject_suggestion",
-    "enrichments",
     "stored_titles",
     "enriched_papers",
     "enriched_lines",
@@ -391,38 +391,6 @@ def reject_suggestion(conn: sqlite3.Connection, suggestion_id: int) -> None:
         "UPDATE enrich_suggestions SET status = 'rejected' WHERE suggestion_id = ?",
         [*twins, (suggestion_id,)],
     )
-
-
-def enrichments(
-    conn: sqlite3.Connection, program: str | None = None, paper_id: str | None = None
-) -> list[dict[str, Any]]:
-    """Return the attachments (provenance rows), oldest first, without the saved ``before`` state.
-
-    ``program`` keeps one program file's rows, ``paper_id`` one paper's (both may be given).
-    """
-    where, params = _of_program(program, "WHERE")
-    if paper_id is not None:
-        where += f" {'AND' if where else 'WHERE'} paper_id = ?"
-        params = (*params, paper_id)
-    rows = conn.execute(
-        "SELECT paper_id, program, entry_line, entry, session, method, score, attached_at, after"
-        f" FROM enrichments{where} ORDER BY enrichment_id",
-        params,
-    ).fetchall()
-    return [
-        {
-            "paper_id": r[0],
-            "program": r[1],
-            "entry_line": r[2],
-            "title": json.loads(r[3])["title"],
-            "session": r[4],
-            "method": r[5],
-            "score": r[6],
-            "attached_at": r[7],
-            "fields": [k for k in json.loads(r[8]) if k != "content_hash"],
-        }
-        for r in rows
-    ]
 
 
 def attach_sessions_by_title(conn: sqlite3.Connection, program: str, entries: Iterable[ProgramEntry]) -> int:

@@ -20,7 +20,7 @@ recall and F1 apart, by the matching the set's README suggests:
 Precision is the share of predicted items (distinct keys per paper) that match some gold item;
 recall is the share of gold items matched by some predicted item (micro-averaged over papers).
 
-What is scored of our extractor is what a person is shown (:func:`paperscope.extract.confidence.shown_card`);
+What is scored of our extractor is what a person is shown (:func:`paperscope.confidence.shown_card`);
 the whole card (every item with its score) is scored too, as the recall ceiling. The last
 release (git tag :data:`BASELINE_REF`) runs from a temporary ``git archive`` of its ``src`` in a
 subprocess on the same abstracts; it showed every item, so all of its card is scored.
@@ -40,9 +40,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..confidence import shown_card
 from ..errors import InputError
 from ..extract.card import build_card
-from ..extract.confidence import shown_card
 from ..models import Paper
 from ..text import clean_text, decode_entities, fold
 

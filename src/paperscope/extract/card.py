@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from ..models import Card, Paper
+from ..models import EXTRACTOR_VERSION, FIRST_CARD_VERSION, Card, Paper
 from ..worker_guard import die_with_parent
 from .area import predict_area
 from .claims import extract_claims
@@ -26,22 +26,6 @@ from .tasks import MAX_TASKS, extract_tasks
 from .urls import code_urls_of_record, extract_urls, merge_code_urls
 
 __all__ = ["EXTRACTOR_VERSION", "FIRST_CARD_VERSION", "build_card", "build_first_card", "build_cards"]
-
-#: Bumped whenever an extractor changes its output; cards of another version are rebuilt.
-#: 0.7: code links canonical, one per repository, and also taken from the record's URL fields.
-#: 0.8: claims carry relation, baseline, metric and dataset; ranges and numbers in words.
-#: 0.9: tasks filled from the trained keyphrase ranker's task phrases (extract/keyphrases.py).
-#: 0.9: method names from the learned extractor, ranked by score (extract/methods.py).
-#: 0.10: a label without a method name comes from the keyphrase ranker, not the opening words.
-#: 0.11: labels end at a noun-phrase boundary ("…" where cut) and never open with a verb or anaphor.
-#: 0.11: area: text model of 60,000 features; with the paper's vector a joint SVM (extract/area_embedding.py).
-#: 0.12: claims keep bounds in words ("more than 14%", "up to"); claims, methods and datasets carry a
-#: confidence, and only confident ones are shown (extract/confidence.py).
-EXTRACTOR_VERSION = "0.12"
-
-
-#: Version tag of the quick card written at ingest; it is replaced by the full card.
-FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 
 
 def _urls(paper: Paper) -> tuple[list[str], list[str]]:

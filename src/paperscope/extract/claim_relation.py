@@ -25,9 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..models import CLAIM_RELATIONS
+
 __all__ = ["RELATIONS", "relation_of", "metric_of", "dataset_of", "sentence_bounds"]
 
-RELATIONS = ("improves", "reduces", "increases", "reaches", "speedup", "compared-with")
+RELATIONS = CLAIM_RELATIONS
 
 _SPEED = ("faster", "speedup", "speed-up", "speedups", "accelerat", "speed")
 _REDUCE = (

@@ -15,14 +15,13 @@ results, and are left out; so are percentages that set a budget rather than repo
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .claim_confidence import claim_confidence
-from .claim_relation import RELATIONS, dataset_of, metric_of, relation_of
+from .claim_relation import dataset_of, metric_of, relation_of
 
-__all__ = ["Claim", "extract_claims", "claim_text", "METRIC_UNITS"]
+__all__ = ["Claim", "extract_claims", "METRIC_UNITS"]
 
 #: Metric names whose values count as results when written next to a number (``12.8 IR@1``).
 METRIC_UNITS = (
@@ -402,37 +401,3 @@ def _ranges_and_baselines(clean: str, claims: list[Claim]) -> tuple[list[Claim],
 
 
 #: The mark a claim's text starts with for each relation (none for a level, a speed-up or a share).
-_ARROWS = {"improves": "↑", "reduces": "↓", "increases": "↑"}
-
-
-def claim_text(claim: Mapping[str, Any]) -> str:
-    """Return a claim (its ``to_dict`` shape) as a person writes it.
-
-    ``"↑8.4% accuracy improvements on MATH"``, ``"↓63% inference time"``, ``"3.67× speedup"``,
-    ``"↑64.0% translation accuracy (from 57.5%)"``, ``"91.5% accuracy (vs. 42.7%)"``,
-    ``"12.8 IR@1 on Flickr30k"``. Cards written before relations (no ``relation`` key) read as
-    value, unit and what; an old ``relation`` holding a bound ("up to") is shown before the value.
-    """
-    value = str(claim.get("value", "")).strip()
-    unit = str(claim.get("unit") or "").strip()
-    glued = unit in ("%", "×", "x")
-    number = f"{value}{unit}" if glued else f"{value} {unit}".strip()
-    relation = str(claim.get("relation") or "").strip()
-    bound = str(claim.get("bound") or "").strip()
-    if relation and relation not in RELATIONS:  # a card of extractor 0.7 or older: the bound
-        bound, relation = relation, ""
-    lead = f"{bound} " if bound and bound[0] not in "<>≤≥~" else bound
-    arrow = _ARROWS.get(relation, "")
-    if arrow and lead.endswith(" "):  # a bound in words after the arrow: "↓ up to 65×", not "↓up to 65×"
-        arrow += " "
-    parts = [f"{arrow}{lead}{number}", str(claim.get("what") or "").strip()]
-    baseline = claim.get("baseline")
-    if baseline not in (None, ""):
-        base = f"{baseline}{unit}" if glued else f"{baseline} {unit}".strip()
-        parts.append(
-            f"(from {base})" if relation in ("improves", "reduces", "increases") else f"(vs. {base})"
-        )
-    dataset = str(claim.get("dataset") or "").strip()
-    if dataset and dataset not in parts[1]:
-        parts.append(f"on {dataset}")
-    return " ".join(p for p in parts if p)

@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..config import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from ..text import clean_text, tokenize
 from .bm25 import STOP_WORDS
 
@@ -39,17 +40,6 @@ __all__ = [
     "surface_terms",
 ]
 
-#: Distinct lexical terms a query keeps (stop words are not terms). Each term costs the BM25 leg a
-#: postings scan; a 300-word abstract has about 150 distinct terms. Chosen on the 200 training
-#: abstracts of ``iclr-abstract`` (an abstract must find its title among 10,425; BM25 top-1 with
-#: the N rarest terms kept): 32 -> 0.325, 64 -> 0.535, 128 -> 0.745, all -> 0.750; and the FTS5
-#: cost of 3,000-word pastes on the 4,302-paper ICLR library, median (max) ms at load 8:
-#: 64 -> 6 (18), 128 -> 18 (33), 256 -> 61 (75), 512 -> 248 (455).
-MAX_QUERY_TERMS = 128
-#: Characters of a query read at all: about 3,000 English words. A longer text is cut at the
-#: last space before this bound (the notice says so); what stays is bounded by the two limits
-#: below, so the only cost that grows with it is tokenising (about 10 ms per 20,000 characters).
-MAX_QUERY_CHARS = 20_000
 #: Characters of the query the dense leg embeds: about four windows of all-MiniLM-L6-v2's 256
 #: wordpieces (English runs about 4.5 characters per wordpiece), the windows of a long abstract.
 #: Embedding them costs about 60 ms warm on two cores.

@@ -27,8 +27,7 @@ from urllib.parse import quote, urlencode
 
 from .. import strict_json
 from ..errors import InputError, NotFound
-from ..extract.claims import claim_text
-from ..models import Paper, Topic
+from ..models import Paper, Topic, claim_text
 from ..text import readable
 
 __all__ = [

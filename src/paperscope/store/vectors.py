@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from . import identity
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are read or written: counting them needs none
 
 __all__ = [
     "missing_vectors",
@@ -59,6 +61,8 @@ def vectors_by_hash(
     conn: sqlite3.Connection, model_id: str, content_hashes: Iterable[str]
 ) -> dict[str, tuple[np.ndarray, int]]:
     """Return ``content_hash -> (vector, n_chunks)`` for hashes some stored row of ``model_id`` has."""
+    import numpy as np
+
     found: dict[str, tuple[np.ndarray, int]] = {}
     hashes = list(dict.fromkeys(content_hashes))
     for start in range(0, len(hashes), 500):
@@ -83,6 +87,8 @@ def save_vectors(
     ``vector`` is float32, shape (dim,); ``n_chunks`` > 1 records that the text was longer than
     the model's window and was embedded in that many windows, then pooled.
     """
+    import numpy as np
+
     conn.executemany(
         "INSERT OR REPLACE INTO embeddings (paper_id, model_id, content_hash, dim, vector, n_chunks)"
         " VALUES (?,?,?,?,?,?)",
@@ -107,6 +113,8 @@ def load_vectors(conn: sqlite3.Connection, model_id: str) -> tuple[list[str], np
     Rows are streamed into one preallocated matrix, so loading takes the matrix's size once
     (150 MB at 100k papers x 384) instead of three times (fetched blobs, their join, the copy).
     """
+    import numpy as np
+
     join = (
         " FROM papers p JOIN embeddings e ON e.paper_id = p.paper_id AND e.model_id = ?"
         " AND e.content_hash = p.content_hash"

@@ -24,7 +24,7 @@ import io
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..extract.confidence import shown_card
+from ..confidence import shown_card
 from ..ingest.csv_table import defuse_formula
 from ..ingest.fields import split_authors, split_list
 from ..models import Paper

@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..extract.claims import claim_text
-from ..extract.confidence import shown_card
+from ..confidence import shown_card
 from ..links import paper_links
-from ..models import LABEL_MARKER, Paper
+from ..models import LABEL_MARKER, Paper, claim_text
 from .venues import Venue, venue_info
 
 __all__ = ["ExportEntry", "entry_of", "card_summary", "LABEL_NOTE", "LABEL_MARKER", "SUMMARY_CLAIMS"]

@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
-from ..extract.claims import claim_text
-from ..extract.confidence import shown_card
+from ..confidence import shown_card
 from ..links import LINK_KINDS, is_web_url
+from ..models import claim_text
 from ..text import fold, readable
 
 __all__ = [
