@@ -82,7 +82,7 @@ def test_map_renders_searches_and_shows_cards_offline(icml_map: tuple[Library, P
             fields = dict(zip(names, values, strict=True))
             assert fields["Methods"] == "APM (analytic parameter matching)"
             assert fields["Datasets"] == "Flickr30k"
-            assert fields["Claims"].startswith("↓65× storage reduction")
+            assert fields["Claims"].startswith("↓ up to 65× storage reduction")
             area = apm.card.to_dict()["area"]  # the model's confidence moves with the area model
             percent = f"{round(area['confidence'] * 100)}%"
             assert fields["Area"] == f"{area['label']} (model, {percent})" and fields["Venue"] == "ICML 2026"
