@@ -1,9 +1,10 @@
-"""Bench data: the ICLR 2026 papers with their OpenReview primary areas, and cached embeddings."""
+"""Bench data: labelled paper sets (ICLR 2026 primary areas, IJCAI 2024 areas) and cached embeddings."""
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import sys
 import tempfile
 import time
@@ -15,6 +16,7 @@ from paperscope.text import clean_text
 
 REPO = Path(__file__).resolve().parents[1]
 ICLR_DIR = REPO.parent / "shared" / "data" / "iclr2026-primary-area"
+PAPERCOPILOT_DIR = REPO.parent / "shared" / "data" / "papercopilot-paperlists"
 CACHE_DIR = Path(tempfile.gettempdir()) / "paperscope-bench"
 
 
@@ -28,6 +30,24 @@ def load_iclr2026() -> tuple[list[str], list[str], list[str]]:
                 titles.append(clean_text(row["title"]))
                 texts.append(clean_text(row["abstract"]))
                 areas.append(row["primary_area"])
+    return titles, texts, areas
+
+
+def load_ijcai2024() -> tuple[list[str], list[str], list[str]]:
+    """Return (titles, clean abstracts, primary areas) of the 787 IJCAI 2024 main-track papers.
+
+    Only the 790 main-track records carry ``primary_area`` (15 IJCAI areas, papercopilot
+    ``ijcai2024.json``, see ``shared/data/SOURCES.md``); the 3 without an abstract are left out.
+    No other papercopilot file has area labels (ICLR 2017/2018 and COLM carry only a track).
+    """
+    records = json.loads((PAPERCOPILOT_DIR / "ijcai2024.json").read_text(encoding="utf-8"))
+    titles, texts, areas = [], [], []
+    for record in records:
+        if not record.get("primary_area") or not (record.get("abstract") or "").strip():
+            continue
+        titles.append(clean_text(record["title"]))
+        texts.append(clean_text(record["abstract"]))
+        areas.append(record["primary_area"])
     return titles, texts, areas
 
 

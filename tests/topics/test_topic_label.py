@@ -99,6 +99,17 @@ def test_name_prefers_bigram_and_skips_repeats_plurals_and_acronyms():
     assert name_topic([]) == ""
 
 
+def test_name_of_single_words_leads_with_the_best_phrase():
+    scored = [("agents", 1.0), ("fairness", 0.9), ("voting", 0.8), ("social choice", 0.5), ("games", 0.4)]
+    assert name_topic(scored) == "social choice, agents, fairness"
+    # The lead phrase swallows the single words it contains; the rest fill in score order.
+    scored = [("video", 1.0), ("tracking", 0.8), ("noise", 0.7), ("video tracking", 0.2)]
+    assert name_topic(scored) == "video tracking, noise"
+    # No multi-word phrase at all (or only an excluded one): single words are all there is.
+    scored = [("video", 1.0), ("tokens", 0.7), ("speech recognition", 0.5)]
+    assert name_topic(scored, exclude=["speech recognition"]) == "video, tokens"
+
+
 def test_case14_labels_are_content_words():
     docs = case14_docs()
     labeller = CTfidfLabeller()

@@ -207,7 +207,9 @@ def name_topic(scored: Sequence[tuple[str, float]], max_phrases: int = 3, exclud
     A one-word phrase gives way to a two-word phrase that contains it and scores at least half
     as high ("diffusion" becomes "diffusion models"), and a phrase is skipped when it repeats,
     contains, or is contained in one already chosen (singular and plural count as the same),
-    or is the acronym of one (``"rl"`` after ``"reinforcement learning"``).
+    or is the acronym of one (``"rl"`` after ``"reinforcement learning"``). A name that would be
+    single words only ("agents, fairness, voting") leads with the best multi-word phrase
+    instead ("social choice, agents, fairness"), so names read as phrases (issue 27).
 
     Args:
         scored: (phrase, weight) pairs, best first, as :meth:`CTfidfLabeller.key_phrases` gives.
@@ -217,25 +219,42 @@ def name_topic(scored: Sequence[tuple[str, float]], max_phrases: int = 3, exclud
     Returns:
         The name, or ``""`` when there are no phrases.
     """
-    chosen: list[str] = []
-    keys: list[str] = [_singular(p) for p in exclude]
+    chosen = _pick_phrases(scored, max_phrases, exclude)
+    if len(chosen) > 1 and all(" " not in p for p in chosen):
+        keys = [_singular(p) for p in exclude]
+        lead = next((p for p, _ in scored if " " in p and not _repeats(_singular(p), keys)), None)
+        if lead is not None:
+            chosen = _pick_phrases(scored, max_phrases, exclude, lead=lead)
+    return ", ".join(display_phrase(p) for p in chosen)
+
+
+def _repeats(key: str, keys: Sequence[str]) -> bool:
+    """Whether the phrase key repeats, contains, is contained in, or is the acronym of a chosen key."""
+    if any(f" {key} " in f" {k} " or f" {k} " in f" {key} " for k in keys):
+        return True
+    return any(
+        key in (_initials(k), _initials(k) + "s") or k in (_initials(key), _initials(key) + "s") for k in keys
+    )
+
+
+def _pick_phrases(
+    scored: Sequence[tuple[str, float]], max_phrases: int, exclude: Sequence[str], lead: str | None = None
+) -> list[str]:
+    """Return up to ``max_phrases`` distinct phrases in score order, after ``lead`` when given."""
+    chosen: list[str] = [lead] if lead else []
+    keys: list[str] = [_singular(p) for p in exclude] + [_singular(p) for p in chosen]
     for phrase, score in scored:
+        if len(chosen) >= max_phrases:
+            break
         if " " not in phrase:
             longer = [p for p, w in scored if " " in p and phrase in p.split() and w >= 0.5 * score]
             phrase = longer[0] if longer else phrase
         key = _singular(phrase)
-        if any(f" {key} " in f" {k} " or f" {k} " in f" {key} " for k in keys):
+        if _repeats(key, keys):
             continue
-        if any(
-            key in (_initials(k), _initials(k) + "s") or k in (_initials(key), _initials(key) + "s")
-            for k in keys
-        ):
-            continue
-        chosen.append(display_phrase(phrase))
+        chosen.append(phrase)
         keys.append(key)
-        if len(chosen) == max_phrases:
-            break
-    return ", ".join(chosen)
+    return chosen
 
 
 class Labeller(Protocol):

@@ -46,6 +46,7 @@ from .cluster import (
     canonical_labels,
     get_clusterer,
 )
+from .features import join_features, lsa_features
 from .label import Labeller, get_labeller, name_topic
 from .layout import Layout, get_layout, normalise_coordinates
 from .reduce import Neighbours, Reducer, exact_neighbours, get_reducer
@@ -66,6 +67,9 @@ UNASSIGNED_ID = -1
 UNASSIGNED_NAME = "Unassigned (no clear topic)"
 
 _N_PHRASES = 10
+#: Ranked phrases a name may draw on: more than are stored, so a topic whose best ten are single
+#: words can still lead with a multi-word phrase (see :func:`~.label.name_topic`).
+_N_NAME_CANDIDATES = 30
 _N_REPRESENTATIVES = 3
 _MAX_BROAD = 25
 _MIN_BROAD = 10
@@ -277,6 +281,7 @@ def fit_topics(
     min_topic_size: int | None = None,
     n_neighbors: int = 15,
     min_share: float = 0.0,
+    text_weight: float = 0.0,
     seed: int = 42,
     progress: bool = False,
 ) -> TopicModel:
@@ -300,6 +305,10 @@ def fit_topics(
         n_neighbors: k of the shared kNN graph (UMAP's ``n_neighbors``, default 15).
         min_share: vote share an outlier needs to join a topic (see :func:`assign_outliers`);
             the default 0 places every outlier that has a clustered neighbour, with its flag.
+        text_weight: share of the papers' TF-IDF text (an LSA block,
+            :mod:`~paperscope.topics.features`) in the cosine of the kNN graph that the reducer,
+            clusterer and layout read, in [0, 1); 0 (the default) uses the embeddings alone.
+            Libraries under 50 papers always use the embeddings alone.
         seed: seed of every random step.
         progress: show the steps on stderr as they start (:func:`paperscope.progress.steps`:
             ``topics: 1/6 steps (reduce: umap, ...)``), so a long step, such as umap-learn
@@ -311,7 +320,8 @@ def fit_topics(
 
     Raises:
         InputError: lengths disagree, a paper_id repeats, an embedding row is zero or not
-            finite, a step name is unknown, or ``n_topics`` is below 1.
+            finite, a step name is unknown, ``n_topics`` is below 1, or ``text_weight`` is
+            outside [0, 1).
         ModelUnavailable: ``"umap-learn"`` was asked for and umap-learn is not installed.
     """
     timings: dict[str, float] = {}
@@ -329,6 +339,8 @@ def fit_topics(
 
     if n_topics is not None and n_topics < 1:
         raise InputError(f"n_topics must be at least 1, got {n_topics}")
+    if not 0.0 <= text_weight < 1.0:
+        raise InputError(f"text_weight must be in [0, 1), got {text_weight}")
     matrix = _check_inputs(paper_ids, docs, embeddings)
     n = len(paper_ids)
     reducer_obj, reducer_name = _resolve(reducer, get_reducer, seed)
@@ -346,6 +358,7 @@ def fit_topics(
         "min_topic_size": min_topic_size,
         "n_neighbors": n_neighbors,
         "min_share": min_share,
+        "text_weight": text_weight,
         "seed": seed,
     }
     if n == 0:
@@ -364,13 +377,19 @@ def fit_topics(
 
     with steps(len(_STEPS), desc="topics", enabled=progress) as bar:
         start("neighbours", f"exact cosine kNN graph, k = {n_neighbors}")
-        neighbours = exact_neighbours(matrix, n_neighbors)
+        # The graph, the reducer, the clusterer and the layout read the joined features;
+        # representatives stay the papers nearest the centroid of their embeddings.
+        features = matrix
+        text = lsa_features(docs, seed=seed) if text_weight > 0 else None
+        if text is not None:
+            features = join_features(matrix, text, text_weight)
+        neighbours = exact_neighbours(features, n_neighbors)
         lap("neighbours")
         start("reduce", _UMAP_LEARN_NOTE if reducer_name == "umap-learn" else reducer_name)
-        reduced = reducer_obj.fit_transform(matrix, neighbours)
+        reduced = reducer_obj.fit_transform(features, neighbours)
         lap("reduce")
         start("cluster", clusterer_name)
-        dense = drop_loose_clusters(canonical_labels(clusterer_obj.fit_predict(reduced)), matrix)
+        dense = drop_loose_clusters(canonical_labels(clusterer_obj.fit_predict(reduced)), features)
         is_outlier = dense < 0
         dense = canonical_labels(assign_outliers(dense, neighbours, min_share))
         n_dense = int(dense.max()) + 1
@@ -392,7 +411,7 @@ def fit_topics(
         fine = _subtopics(reduced, broad, neighbours, sub_clusterer, min_share)
         lap("subtopics")
         start("layout", f"{layout_name} to 2D")
-        coordinates = normalise_coordinates(layout_obj.fit_transform(matrix, neighbours))
+        coordinates = normalise_coordinates(layout_obj.fit_transform(features, neighbours))
         lap("layout")
         start("label", labeller_name)
         labeller_obj.fit(docs)
@@ -482,7 +501,7 @@ def _build_topics(
 ) -> tuple[np.ndarray, list[Topic]]:
     """Name broad topics and subtopics and assemble :class:`Topic` records, ids in display order."""
     n_broad = int(broad.max()) + 1 if broad.size else 0
-    broad_scored = labeller.key_phrases(broad, None, _N_PHRASES)
+    broad_scored = labeller.key_phrases(broad, None, _N_NAME_CANDIDATES)
     broad_names = _unique_names(broad_scored, list(range(n_broad)))
     topics: list[Topic] = []
     subtopics: list[Topic] = []
@@ -497,7 +516,7 @@ def _build_topics(
             topic_id=topic_id,
             name=name,
             size=int(members.size),
-            key_phrases=[p for p, _ in scored],
+            key_phrases=[p for p, _ in scored[:_N_PHRASES]],
             x=round(float(x), 6) + 0.0,
             y=round(float(y), 6) + 0.0,
             **kw,
@@ -520,7 +539,7 @@ def _build_topics(
         if not children:
             continue
         # Subtopics are named against their siblings, so zooming in shows what tells them apart.
-        child_scored = labeller.key_phrases(fine[members], members, _N_PHRASES)
+        child_scored = labeller.key_phrases(fine[members], members, _N_NAME_CANDIDATES)
         child_names = _unique_names(child_scored, children, exclude=broad_names[topic_id].split(", "))
         sizes = {c: int((fine[members] == c).sum()) for c in children}
         for child in sorted(children, key=lambda c: (-sizes[c], c)):
