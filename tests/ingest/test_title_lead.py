@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from paperscope import Library
 from paperscope.ingest import dedup
 from paperscope.ingest.pipeline import content_hash_for
 from paperscope.models import Paper
+from paperscope.store.migrations import MIGRATIONS
 from paperscope.text import clean_text
 
 SHORT = "We prune attention heads adaptively and keep accuracy on CIFAR-10."
@@ -263,3 +265,34 @@ def test_iclr_2026_titles_join_their_own_short_abstracts_and_no_other(
             )
         else:
             assert (report.merged, len(lib), joined) == (0, 8604, [])
+
+
+_HEAD_MIGRATION = next(
+    i for i, script in enumerate(MIGRATIONS) if "WHERE title IS NULL OR title = ''" in script
+)
+
+
+def test_a_list_stored_before_rule6_gets_its_head_key_and_merges_on_the_next_ingest(tmp_path: Path) -> None:
+    files = _files(tmp_path, "colon subtitle, full stop", "list first")
+    with Library(tmp_path / "lib.db") as lib:
+        lib.ingest(files[:1])
+        (listed,) = lib.papers()
+    # Make it a library of the schema before the migration, whose title-less paper has no head key.
+    head = dedup.head_key(dedup.match_words(listed.clean_text))
+    conn = sqlite3.connect(tmp_path / "lib.db")
+    with conn:
+        assert conn.execute("DELETE FROM dedup_keys WHERE key = ?", (head,)).rowcount == 1
+        conn.execute(f"PRAGMA user_version = {_HEAD_MIGRATION}")
+    conn.close()
+    with Library(tmp_path / "lib.db") as lib:
+        conn = lib.store.conn
+        assert conn.execute("SELECT count(*) FROM papers WHERE dedup_indexed = 0").fetchone()[0] == 1
+        report = lib.ingest(files[1:])
+        assert (report.new, report.merged, len(lib)) == (0, 1, 1)
+        (paper,) = lib.papers()
+        assert (paper.paper_id, paper.title, paper.abstract) == (
+            listed.paper_id,
+            "APM: Adaptive Pruning",
+            SHORT,
+        )
+        assert conn.execute("SELECT count(*) FROM dedup_keys WHERE key = ?", (head,)).fetchone()[0] == 1
