@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from paperscope import Library
 from paperscope.cli import cli
 from paperscope.errors import InputError
+from paperscope.store import SCHEMA_VERSION
 from paperscope.web import create_app
 
 LIST = (
@@ -131,10 +132,10 @@ def test_a_library_written_before_the_fix_has_its_tags_and_notes_cleaned_on_open
         conn.executemany(
             "INSERT INTO notes (paper_id, body) VALUES (?, ?)", [(first, NOTE), (second, "\x00\x85 ")]
         )
-        conn.execute("PRAGMA user_version = 13")
+        conn.execute("PRAGMA user_version = 13")  # before migration 13 (index 13 of MIGRATIONS)
     conn.close()
     with Library(db) as lib:
-        assert lib.store.schema_version == 14
+        assert lib.store.schema_version == SCHEMA_VERSION
         rows = lib.store.conn.execute("SELECT paper_id, tag FROM tags ORDER BY paper_id, tag").fetchall()
         assert sorted(map(tuple, rows)) == sorted([(first, STORED_TAG), (second, "ok")])
         notes = lib.store.conn.execute("SELECT paper_id, body FROM notes").fetchall()

@@ -14,6 +14,9 @@ integers kept in the store's ``dedup_keys`` table so that matching works across 
 - ``title`` key: its title's *match words* (below); titles of fewer than ``MIN_TITLE_WORDS``
   words get none: of the 13 one-word titles in ../shared/data, 6 are placeholders
   ("Withdrawn", "withdraw", "Placeholder", "title"), and no 2-word title is one;
+- ``head`` key (title-less records only): its first ``HEAD_WORDS`` match words, which a titled
+  record looks up as the first ``HEAD_WORDS`` match words of its title followed by its abstract
+  (rule 6, when the list was stored first);
 - ``band`` keys: MinHash LSH over word 3-shingles of the match words of the clean abstract,
   ``BANDS`` bands of ``ROWS`` rows (Broder 1997 for MinHash; banding as in Leskovec,
   Rajaraman & Ullman, *Mining of Massive Datasets*, ch. 3.4). A pair with shingle Jaccard
@@ -64,6 +67,22 @@ abstracts, "same title" means equal title keys):
    (case 14's templated abstracts "…improving return 1×" and "…6×" have J = 0.91).
 5. J = 1.0, at any length: the same words written differently (a short abstract from a list
    and from an export). A changed number or noun is a changed word, so case 14 stays apart.
+6. One record has no title, its text begins with the other's title (its *lead*, ``split_lead``),
+   and the rest of its text has J >= ``SAME_TITLE_JACCARD`` (0.5) with the other's abstract:
+   rule 3, with the lead read as the title. A text list may write each paper as its title
+   followed by its abstract (``APM: Adaptive Pruning. We prune attention heads…``, or the
+   title on a line of its own); against the titled export of that paper such a line has a J
+   of about n / (n + t) for an abstract of n words and a title of t, so a short abstract
+   (below rule 4's 40 shingles) or a long title kept the two apart (issue 26, kind 7). The
+   lead must read as a title: at most ``MAX_LEAD_WORDS`` words, equal in match words to the
+   other's title, followed by more text, and ending in punctuation (``.``, ``:``, ``?``,
+   ``—``…) or followed by a word that does not start in lower case (a line break, which the
+   clean text turns into a space); so "Sparse experts route tokens…" does not begin with the
+   title "Sparse Experts". A title alone never merges: the rest must match the abstract as in
+   rule 3, so a line that merely opens with another paper's title stays apart. Candidates
+   come from keys: a title-less record looks up the title key of each of its first 2 to
+   ``MAX_LEAD_WORDS`` match words (nothing stored) and stores its ``head`` key, which a
+   titled record looks up.
 
 *Shared ids.* An id already held by ``SHARED_ID_PAPERS`` (2) different papers is not a paper's
 own id but a proceedings volume's DOI, or an id an export reused: it then counts for nothing
@@ -86,14 +105,25 @@ one paper found is above 0.57: ``ID_TEXT_JACCARD`` = 0.4 sits between, for a pai
 already says "same". Nothing real lies between 0.58 and 0.8, which is where rule 4 cuts.
 Match words changed no decision on these pairs (the same 6 merges), and ingesting all of
 ../shared/data gives the same 21,490 papers, each with the same sources as before, 0 conflicts.
+Rule 6 changed nothing there either (the same 21,490 papers, sources, titles and abstracts, 6
+merges; 95 keys more, the head keys of the 95 title-less ICML 2026 lines): no list in it writes
+titles. On its 4,302 ICLR 2026 titles with abstracts cut to 25 words, written as a titled export
+and as title-led list lines (``tests/ingest/test_title_lead.py``), rules 1-5 join none of the
+pairs and rule 6 joins all 4,302 in either order; each title followed by another paper's
+abstract joins neither paper (0 of 4,302). Of its 23,400 abstracts, 8 open with the first six
+words of a title (7 their own, one another paper's: "Infinite horizon off-policy policy
+evaluation is a highly challenging task…"), each as the subject of a sentence that goes on:
+none reads as a lead.
 
 Which source wins for each field when merged records disagree (``merge_fields``):
 ``paper_id``, abstract and clean text stay those of the first source stored (so stars, tags
-and notes stay attached); title, venue, year, decision and area keep the first non-empty
-value (later sources only fill gaps); authors keep the first non-empty list (name spellings
-differ between sources, so lists are not unioned); keywords and URLs are unioned in order of
-first appearance; external ids are unioned, the first value of each kind winning; every
-source (path, line, format) is kept.
+and notes stay attached), except that a title-less paper whose text begins with the title of a
+record merged into it (rule 6's lead) takes that record's abstract and clean text along with
+its title, so the title is not shown twice (the ``paper_id`` stays); title, venue, year,
+decision and area keep the first non-empty value (later sources only fill gaps); authors
+keep the first non-empty list (name spellings differ between sources, so lists are not
+unioned); keywords and URLs are unioned in order of first appearance; external ids are
+unioned, the first value of each kind winning; every source (path, line, format) is kept.
 """
 
 from __future__ import annotations
@@ -119,6 +149,8 @@ __all__ = [
     "MIN_NEAR_DUP_SHINGLES",
     "ID_TEXT_JACCARD",
     "MIN_TITLE_WORDS",
+    "MAX_LEAD_WORDS",
+    "HEAD_WORDS",
     "SHARED_ID_PAPERS",
     "similarity",
     "Fingerprint",
@@ -128,6 +160,9 @@ __all__ = [
     "match_words",
     "jaccard",
     "title_key",
+    "head_key",
+    "split_lead",
+    "lead_similarity",
     "normalise_id",
     "normalise_ids",
     "id_key",
@@ -154,6 +189,15 @@ ID_TEXT_JACCARD = 0.4
 MIN_TITLE_WORDS = 2
 #: Distinct papers holding one id at which it stops being any paper's own id (a volume DOI).
 SHARED_ID_PAPERS = 2
+#: Most match words a title-less record's lead may have to be read as a title (rule 6): the
+#: longest of the 23,415 titles in ../shared/data has 26 (median 9, 99.9th percentile 21).
+MAX_LEAD_WORDS = 32
+#: Match words of a ``head`` key (rule 6). Six: the median title of ../shared/data has 9, so
+#: the key is mostly title words; a shorter title adds the first words of its abstract, which
+#: two writings of one paper share. Abstracts often open alike ("in this paper we propose a"
+#: opens 61 of 23,400), titles do not: of the 23,400 titled records' heads, 8 are the head of
+#: some abstract, each of one, so a titled record rarely loads a candidate for nothing.
+HEAD_WORDS = 6
 
 _WORD_RE = re.compile(r"[^\W_]+")
 _BINS = BANDS * ROWS
@@ -374,6 +418,76 @@ def title_key(title: str | None) -> int | None:
     return _hash_key("title:" + " ".join(words)) if words else None
 
 
+def head_key(words: list[str]) -> int | None:
+    """Return the key of the first ``HEAD_WORDS`` of ``words`` (match words), or None when fewer."""
+    if len(words) < HEAD_WORDS:
+        return None
+    return _hash_key("head:" + " ".join(words[:HEAD_WORDS]))
+
+
+def _lead_keys(words: list[str]) -> list[int]:
+    """Return the title keys of the first 2 to ``MAX_LEAD_WORDS`` of ``words``, always leaving one word."""
+    last = min(MAX_LEAD_WORDS, len(words) - 1)
+    return [_hash_key("title:" + " ".join(words[:n])) for n in range(MIN_TITLE_WORDS, last + 1)]
+
+
+# Where a lead may end in clean text: a run of white space (a line break is one after cleaning).
+_CUT_RE = re.compile(r"\s+")
+# Punctuation that ends a title: full stop, colon, semicolon, question and exclamation marks,
+# dashes and a bar (and the CJK full-width forms).
+_LEAD_END = frozenset(".:;?!|-\u2013\u2014\u3002\uff1a\uff1b\uff1f\uff01")
+
+
+def split_lead(text: str, title: str) -> str | None:
+    """Return the rest of ``text`` after ``title`` when ``text`` begins with it as a title, else None.
+
+    It does when its first match words are the title's (``MIN_TITLE_WORDS`` to ``MAX_LEAD_WORDS``
+    of them), more text follows, and the title ends there as a title does: in punctuation
+    (``"APM: Adaptive Pruning. We prune…"``), or before a word that does not start in lower case
+    (``"APM: Adaptive Pruning We prune…"``, a line break in the list). ``"Sparse experts route
+    tokens…"`` does not begin with the title ``"Sparse Experts"``: its sentence goes on.
+
+    Args:
+        text: clean text of a title-less record (``paperscope.text.clean_text``).
+        title: clean title of the other record.
+
+    """
+    want = match_words(title)
+    if not MIN_TITLE_WORDS <= len(want) <= MAX_LEAD_WORDS or match_words(text)[: len(want)] != want:
+        return None
+    for cut in _CUT_RE.finditer(text):
+        lead = text[: cut.start()]
+        words = match_words(lead)
+        if len(words) > len(want):
+            return None
+        rest = text[cut.end() :]
+        if words == want and rest and (lead[-1] in _LEAD_END or not rest[0].islower()):
+            return rest
+    return None
+
+
+def lead_similarity(
+    a_title: str | None,
+    a_text: str,
+    a_shingles: np.ndarray,
+    b_title: str | None,
+    b_text: str,
+    b_shingles: np.ndarray,
+) -> float | None:
+    """Return rule 6's evidence for two records: None, or the Jaccard of the rest with the abstract.
+
+    When exactly one of the two has a title and the other's clean text begins with it
+    (``split_lead``), return the exact shingle Jaccard of the text after the title with the
+    titled record's abstract (``a_shingles`` or ``b_shingles``, its ``batch_shingles``);
+    otherwise None.
+    """
+    if bool(a_title) == bool(b_title):
+        return None
+    title, text, abstract = (a_title, b_text, a_shingles) if a_title else (b_title, a_text, b_shingles)
+    rest = split_lead(text, title or "")
+    return None if rest is None else jaccard(shingles(rest), abstract)
+
+
 _DOI_RE = re.compile(r"10\.\d{4,9}/\S+")
 _DOI_PREFIX_RE = re.compile(r"^(?:(?:https?://)?(?:dx\.|www\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _ARXIV_DOI_RE = re.compile(r"10\.48550/arxiv\.(\S+)", re.IGNORECASE)
@@ -457,6 +571,9 @@ class Fingerprint:
     """Everything dedup needs of one record: shingles, LSH band keys and the exact-match keys.
 
     ``ids`` are its external ids in canonical spelling; ``id_keys`` their keys, in the same order.
+    ``keys`` are stored and looked up; ``lead_keys`` are only looked up (rule 6: a title-less
+    record's lead title keys, a titled record's ``head`` key). ``head_key`` is a title-less
+    record's own ``head`` key (stored, so it is in ``keys``).
     """
 
     shingles: np.ndarray
@@ -465,6 +582,8 @@ class Fingerprint:
     id_keys: list[int]
     keys: list[int] = field(default_factory=list)
     ids: dict[str, str] = field(default_factory=dict)
+    head_key: int | None = None
+    lead_keys: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -472,6 +591,7 @@ class Fingerprint:
                 *self.band_keys,
                 *self.id_keys,
                 *([self.title_key] if self.title_key is not None else []),
+                *([self.head_key] if self.head_key is not None else []),
             ]
 
 
@@ -491,13 +611,25 @@ def fingerprints(papers: list[Paper], sets: list[np.ndarray] | None = None) -> l
     out = []
     for paper, s, row in zip(papers, sets, rows, strict=True):
         ids = normalise_ids(paper.external_ids) if paper.external_ids else {}
+        title = title_key(paper.title) if paper.title else None
+        head: int | None = None
+        lead: list[int] = []
+        if not paper.title:
+            words = match_words(paper.clean_text)
+            head, lead = head_key(words), _lead_keys(words)
+        elif title is not None and (
+            key := head_key(match_words(paper.title) + match_words(paper.clean_text))
+        ):
+            lead = [key]
         out.append(
             Fingerprint(
                 shingles=s,
                 band_keys=row if len(s) else [],
-                title_key=title_key(paper.title) if paper.title else None,
+                title_key=title,
                 id_keys=[id_key(kind, value) for kind, value in sorted(ids.items())],
                 ids=dict(sorted(ids.items())),
+                head_key=head,
+                lead_keys=lead,
             )
         )
     return out
@@ -509,7 +641,7 @@ class Verdict:
 
     Attributes:
         same: one paper.
-        rule: the rule of the module docstring that decided (1-5), 0 when none applied.
+        rule: the rule of the module docstring that decided (1-6), 0 when none applied.
         conflict: ``(kind, value)`` of an external id both carry although they are two papers
             (rule 1's conflict, or a shared id the texts did not confirm); None otherwise.
 
@@ -528,8 +660,9 @@ def judge(
     similarity: float,
     shortest: int = MIN_NEAR_DUP_SHINGLES,
     shared: Collection[tuple[str, str]] = (),
+    lead: float | None = None,
 ) -> Verdict:
-    """Decide whether two records with different ``paper_id`` are one paper (rules 1-5 above).
+    """Decide whether two records with different ``paper_id`` are one paper (rules 1-6 above).
 
     Args:
         a_ids: external ids of one, in canonical spelling (``normalise_ids``).
@@ -540,6 +673,8 @@ def judge(
         shortest: distinct shingles of the shorter abstract.
         shared: ``(kind, value)`` ids known to be held by ``SHARED_ID_PAPERS`` or more papers:
             they count for nothing in rules 1 and 2.
+        lead: ``lead_similarity`` of the two (rule 6): None unless one has no title and its text
+            begins with the other's title, else the Jaccard of its rest with the other's abstract.
 
     """
     common = sorted((kind, value) for kind, value in a_ids.items() if b_ids.get(kind) == value)
@@ -565,6 +700,8 @@ def judge(
         return Verdict(True, 4)
     if similarity >= 1.0:
         return Verdict(True, 5)
+    if lead is not None and lead >= SAME_TITLE_JACCARD:
+        return Verdict(True, 6)
     return Verdict(False, 0, conflict)
 
 
@@ -578,7 +715,8 @@ def is_same_paper(a: Paper, b: Paper) -> bool:
     """
     if a.paper_id == b.paper_id:
         return True
-    jaccard_ab, shortest = similarity(shingles(a.clean_text), shingles(b.clean_text))
+    a_shingles, b_shingles = shingles(a.clean_text), shingles(b.clean_text)
+    jaccard_ab, shortest = similarity(a_shingles, b_shingles)
     verdict = judge(
         normalise_ids(a.external_ids or {}),
         normalise_ids(b.external_ids or {}),
@@ -586,6 +724,7 @@ def is_same_paper(a: Paper, b: Paper) -> bool:
         title_key(b.title),
         jaccard_ab,
         shortest,
+        lead=lead_similarity(a.title, a.clean_text, a_shingles, b.title, b.clean_text, b_shingles),
     )
     return verdict.same
 
@@ -593,6 +732,9 @@ def is_same_paper(a: Paper, b: Paper) -> bool:
 def merge_fields(target: Paper, other: Paper) -> set[str]:
     """Fill ``target`` from ``other`` by the precedence in the module docstring; return changed fields."""
     changed: set[str] = set()
+    if not target.title and other.title and split_lead(target.clean_text, other.title) is not None:
+        target.abstract, target.clean_text = other.abstract, other.clean_text  # the title, not twice
+        changed.update(("abstract", "clean_text"))
     for name in ("title", "venue", "year", "decision", "source_area"):
         if getattr(target, name) in (None, "") and getattr(other, name) not in (None, ""):
             setattr(target, name, getattr(other, name))

@@ -81,6 +81,8 @@ DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv",
 _COUNT_CHUNK_BYTES = 2**20
 #: Documentation file names (any extension) a folder walk never reads.
 _DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
+#: Fields of a stored paper whose change by a merge rebuilds its card (the card reads them).
+_CARD_FIELDS = frozenset({"title", "venue", "year", "clean_text"})
 #: An abstract without TeX (no ``\``, ``$``, ``{`` or backtick): its clean text is its identity text.
 _PLAIN_RE = re.compile(r"[^\\${`]*")
 # Lone surrogates and the non-characters U+FFFE/U+FFFF: they break SQLite's UTF-8 and carry no text.
@@ -212,13 +214,15 @@ def record_to_paper(record: Record) -> Paper | None:
 class _Known:
     """What matching needs of a paper already known (stored, or new in this batch).
 
-    ``ids`` are its external ids in canonical spelling (``dedup.normalise_ids``).
+    ``ids`` are its external ids in canonical spelling (``dedup.normalise_ids``); ``text`` is its
+    clean text (rule 6 reads a title-less paper's lead from it).
     """
 
     title_key: int | None
     ids: dict[str, str]
     shingles: np.ndarray
     title: str | None = None
+    text: str = ""
 
 
 class _BatchStore:
@@ -241,7 +245,7 @@ class _BatchStore:
         unseen = list({p.paper_id: p for p in batch if p.paper_id not in stored}.values())
         fps = dedup.fingerprints(unseen, [shingles[p.paper_id] for p in unseen])
         prints = dict(zip((p.paper_id for p in unseen), fps, strict=True))
-        lookups = {k for pid, fp in prints.items() for k in (*fp.keys, dedup.alias_key(pid))}
+        lookups = {k for pid, fp in prints.items() for k in (*fp.keys, *fp.lead_keys, dedup.alias_key(pid))}
         db_keys = papers.find_dedup_keys(conn, lookups)
         # A shared id (a volume DOI on many papers) is no evidence: load one of its holders, to
         # name it in a conflict, not all of them as candidates.
@@ -279,12 +283,12 @@ class _BatchStore:
                 self._attach(alias[0], paper, new)
                 continue
             fp = prints[pid]
-            target, collisions = self._best_match(fp, db_keys, batch_keys, known)
+            target, collisions = self._best_match(paper, fp, db_keys, batch_keys, known)
             self._report_conflicts(paper, target, collisions, known)
             keys = fp.keys
             if target is None:
                 new[pid] = paper
-                known[pid] = _Known(fp.title_key, dict(fp.ids), fp.shingles, paper.title)
+                known[pid] = _Known(fp.title_key, dict(fp.ids), fp.shingles, paper.title, paper.clean_text)
                 target = pid
             else:
                 self.report.merged += 1
@@ -304,13 +308,15 @@ class _BatchStore:
         while len(self.pending_cards) > _CARD_JOBS_IN_FLIGHT:
             self._save_cards()
         papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
-        if any(fields & {"title", "venue", "year"} for fields in self.changed.values()):
+        if any(fields & _CARD_FIELDS for fields in self.changed.values()):
             self.flush()  # a card still building must not overwrite the one rebuilt below
         for pid, fields in self.changed.items():
             paper = self.loaded[pid]
-            new_hash = content_hash_for(paper.title, paper.clean_text) if "title" in fields else None
+            new_hash = (
+                content_hash_for(paper.title, paper.clean_text) if fields & {"title", "clean_text"} else None
+            )
             papers.update_paper_fields(conn, paper, fields, new_hash)
-            if fields & {"title", "venue", "year"}:
+            if fields & _CARD_FIELDS:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
         self.report.new += len(fresh)
 
@@ -328,12 +334,19 @@ class _BatchStore:
         ids = list(rows)
         sets = dedup.batch_shingles([rows[pid][1] for pid in ids])
         return {
-            pid: _Known(dedup.title_key(rows[pid][0]), dedup.normalise_ids(rows[pid][2]), s, rows[pid][0])
+            pid: _Known(
+                dedup.title_key(rows[pid][0]),
+                dedup.normalise_ids(rows[pid][2]),
+                s,
+                rows[pid][0],
+                rows[pid][1],
+            )
             for pid, s in zip(ids, sets, strict=True)
         }
 
     def _best_match(
         self,
+        paper: Paper,
         fp: dedup.Fingerprint,
         db_keys: Mapping[int, list[str]],
         batch_keys: Mapping[int, list[str]],
@@ -356,7 +369,7 @@ class _BatchStore:
         collisions: dict[tuple[str, str], tuple[float, str]] = {}
         candidates: set[str] = set()
         shared_keys = {dedup.id_key(kind, value): (kind, value) for kind, value in shared_ids}
-        for key in fp.keys:  # most keys have no hit: test before building anything
+        for key in (*fp.keys, *fp.lead_keys):  # most keys have no hit: test before building anything
             if key in shared_keys:  # no evidence: its holders are not candidates, one is named
                 first = (db_keys.get(key) or batch_keys[key])[0]  # the holder store() loaded
                 collisions[shared_keys[key]] = (-1.0, first)
@@ -376,14 +389,17 @@ class _BatchStore:
                 for kind, value in other.ids.items()
                 if len(holders(dedup.id_key(kind, value))) >= dedup.SHARED_ID_PAPERS
             }
+            lead = dedup.lead_similarity(
+                paper.title, paper.clean_text, fp.shingles, other.title, other.text, other.shingles
+            )
             verdict = dedup.judge(
-                fp.ids, other.ids, fp.title_key, other.title_key, similarity, shortest, shared
+                fp.ids, other.ids, fp.title_key, other.title_key, similarity, shortest, shared, lead
             )
             if not verdict.same:
                 if verdict.conflict and similarity > collisions.get(verdict.conflict, (-2.0, ""))[0]:
                     collisions[verdict.conflict] = (similarity, cid)
                 continue
-            score = (verdict.rule == 1, similarity, cid)
+            score = (verdict.rule == 1, max(similarity, lead or 0.0), cid)
             if best is None or score[:2] > best[:2]:
                 best = score
         return (best[2] if best else None), {pair: cid for pair, (_, cid) in collisions.items()}

@@ -362,4 +362,11 @@ MIGRATIONS: list[str] = [
     DELETE FROM notes WHERE body <> strip_controls(body) AND trim(strip_controls(body)) = '';
     UPDATE notes SET body = strip_controls(body) WHERE body <> strip_controls(body);
     """,
+    # 14: title-less papers get the ``head`` key of rule 6 in ingest/dedup.py (issue 26, kind 7),
+    # by which a titled record finds a stored list line that begins with its title. Papers stored
+    # before it have none, so they are marked unindexed and the next ingest computes their keys
+    # again (pipeline._index_missing_keys; the keys they have are kept, none is dropped).
+    """
+    UPDATE papers SET dedup_indexed = 0 WHERE title IS NULL OR title = '';
+    """,
 ]

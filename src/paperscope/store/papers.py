@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 _JSON_FIELDS = ("authors", "keywords", "urls", "external_ids")
-_SCALAR_FIELDS = ("title", "venue", "year", "decision", "source_area")
+_SCALAR_FIELDS = ("title", "venue", "year", "decision", "source_area", "abstract", "clean_text")
 _CHUNK = 500  # bound parameters per IN (...) list, well under SQLite's limit
 #: SQL, 1 when the paper's title came from a conference program: ``enrich`` attaches a title only
 #: to a paper without one and ``enrich --undo`` deletes the row, so a row means the title now
@@ -102,9 +102,10 @@ def update_paper_fields(
     """Write the named metadata fields of ``paper`` to its stored row (call inside a transaction).
 
     ``fields`` are names of ``Paper`` metadata (title, authors, venue, year, decision, keywords,
-    source_area, urls, external_ids); the abstract and ``paper_id`` never change. A new title
-    also updates the lexical index row, and ``content_hash`` (the hash of title and clean text
-    that keys cached vectors) when given.
+    source_area, urls, external_ids) or its texts (abstract, clean_text: only when a title-less
+    paper takes the text of the titled record merged into it, ``ingest.dedup.merge_fields``);
+    ``paper_id`` never changes. A new title or clean text also updates the lexical index row,
+    and ``content_hash`` (the hash of title and clean text that keys cached vectors) when given.
     """
     names = [f for f in fields if f in _SCALAR_FIELDS or f in _JSON_FIELDS]
     if not names:
@@ -118,7 +119,7 @@ def update_paper_fields(
         values.append(content_hash)
     assignments = ", ".join(f"{f} = ?" for f in names)
     conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*values, paper.paper_id])
-    if "title" in names:
+    if "title" in names or "clean_text" in names:
         write_fts_rows(conn, [(paper.paper_id, paper.title, paper.clean_text)])
 
 
