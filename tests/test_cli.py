@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 import paperscope
 import paperscope.config
+from paperscope import Library
 from paperscope.cli import cli
 
 
@@ -252,3 +253,23 @@ def test_the_help_example_outside_a_checkout_names_where_the_examples_are(
         f" (the example lists ship with paperscope: {examples_dir()})\n"
     )
     assert not (tmp_path / "lib.db").exists()
+
+
+def test_an_ingest_that_stores_nothing_leaves_no_new_library_but_keeps_an_old_one(
+    tmp_path: Path, icml_dir: Path
+) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    db = tmp_path / "new.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "ingest", "--no-embed", "--no-cards", str(empty)])
+    assert result.exit_code == 1, result.output
+    assert "nothing was ingested, so no library was made" in result.output
+    assert not list(tmp_path.glob("new.db*"))
+    kept = tmp_path / "kept.db"
+    first = icml_dir / "000_9f997565051fc2a1.txt"
+    args = ["--db", str(kept), "ingest", "--no-embed", "--no-cards"]
+    assert CliRunner().invoke(cli, [*args, str(first)]).exit_code == 0
+    result = CliRunner().invoke(cli, [*args, str(empty)])
+    assert result.exit_code == 1 and kept.is_file(), result.output
+    with Library(kept) as lib:
+        assert len(lib) > 0

@@ -357,8 +357,14 @@ def ingest(
             # The README's and --help's example, run outside a checkout: the lists ship with paperscope.
             hint = f" (the example lists ship with paperscope: {examples_dir()})"
         raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested{hint}")
+    from .config import default_db_path
+
+    db = ctx.find_root().obj["db"]
+    db_path = Path(db) if db is not None else default_db_path()
+    new_file = str(db_path) != ":memory:" and not db_path.exists()
     started = time.perf_counter()
-    report = _library(ctx, create=True).ingest(
+    library = _library(ctx, create=True)
+    report = library.ingest(
         paths, fmt=fmt, progress=True, column_map=column_map, strict=strict, cards=cards, embed=embed
     )
     if as_json:
@@ -366,6 +372,13 @@ def ingest(
     else:
         _print_report(report)
     _print_phases(report, time.perf_counter() - started)
+    if (report.failed or report.rolled_back) and new_file and len(library) == 0:
+        # Nothing was stored in a library this command made: do not leave an empty file behind
+        # that later commands would open as if it were one.
+        library.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        click.echo(f"{db_path}: nothing was ingested, so no library was made", err=True)
     if report.failed or report.rolled_back:
         ctx.exit(1)
 
