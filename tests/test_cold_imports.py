@@ -111,7 +111,17 @@ def test_help_imports_no_heavy_package(tmp_path: Path) -> None:
     assert "paperscope.library" not in modules
 
 
-@pytest.mark.parametrize("command", [["show", "{id}"], ["list"], ["star", "{id}"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "{id}"],
+        ["list"],
+        ["star", "{id}"],
+        ["export", "--format", "csv"],
+        ["export", "--format", "bibtex"],
+    ],
+    ids=" ".join,
+)
 def test_showing_listing_and_marking_import_no_numpy(
     tmp_path: Path, small_db: tuple[Path, str], command: list[str]
 ) -> None:
