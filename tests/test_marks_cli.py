@@ -150,3 +150,27 @@ def test_marks_check_every_id_first_exports_say_how_many_and_a_missing_file_make
     assert "(ris)" in named.stderr and by_name.read_text(encoding="utf-8").startswith("TY  - ")
     empty = runner.invoke(cli, ["--db", str(db), "export", "--format", "ris", "--starred", "--out", str(out)])
     assert "no paper matched the selection, so it is empty" in empty.stderr
+
+
+def test_list_leaves_out_marks_of_papers_no_longer_in_the_library(tmp_path: Path, icml_dir: Path) -> None:
+    """After ``doctor --salvage`` lost a marked paper (its marks are kept), ``list`` lists the rest."""
+    import sqlite3
+
+    from paperscope import Library
+
+    db = tmp_path / "lib.db"
+    with Library(db) as lib:
+        lib.ingest([sorted(icml_dir.glob("*.txt"))[0]], embed=False, cards=False)
+        kept, lost = sorted(p.paper_id for p in lib.papers())[:2]
+        for pid in (kept, lost):
+            lib.star(pid)
+            lib.tag(pid, "reading")
+    conn = sqlite3.connect(db)
+    with conn:  # what a salvage that lost the paper's page leaves: its marks, no paper
+        conn.execute("DELETE FROM papers WHERE paper_id = ?", (lost,))
+    conn.close()
+    runner = CliRunner()
+    for args in (["list", "--json"], ["list", "--tag", "reading", "--json"], ["list", "--starred", "--json"]):
+        result = runner.invoke(cli, ["--db", str(db), *args])
+        assert result.exit_code == 0, result.output
+        assert [row["paper_id"] for row in json.loads(result.stdout)] == [kept]

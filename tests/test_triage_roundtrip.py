@@ -542,6 +542,16 @@ def test_csv_cells_a_spreadsheet_would_run_are_written_as_text_and_read_back_who
         }
         for i, start in enumerate(starts)
     ]
+    # Cells that start with a quote already (one before a formula character, or plain) come back whole.
+    records += [
+        {
+            "title": title,
+            "authors": ["'Ada Lovelace"],
+            "abstract": f"{title} opens this abstract, which studies quoted cells in exports at length.",
+            "venue": "ICML 2026",
+        }
+        for title in ("'=already quoted", "'plain quote", "''two quotes")
+    ]
     # A third-party file whose cell starts with a quote keeps it: only paperscope's own export is undone.
     source = tmp_path / "formulas.json"
     source.write_text(json.dumps(records), encoding="utf-8")

@@ -63,6 +63,8 @@ def register(
                 security.check_token(token)
             except InputError as exc:
                 raise click.ClickException(f"--token: {exc}") from None
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]  # "[::1]", an IPv6 address as URLs write it: uvicorn binds "::1"
         try:
             loopback = security.is_loopback(host)
         except InputError as exc:

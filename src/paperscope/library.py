@@ -20,7 +20,7 @@ from .models import EXTRACTOR_VERSION, FIRST_CARD_VERSION, Card, Hit, IngestRepo
 from .store import Store, marks, papers, vectors
 from .store import topics as topic_store
 from .store.retrieval import document_frequencies, filtered_paper_ids
-from .text import has_cjk, strip_controls
+from .text import has_cjk
 from .waits import doing
 
 if TYPE_CHECKING:
@@ -1277,7 +1277,7 @@ class Library:
             InputError: the tag is empty, or holds only spaces and control characters.
 
         """
-        tag = strip_controls(tag).strip()
+        tag = marks.storable_text(tag).strip()
         if not tag:
             raise InputError("empty tag")
         pid = papers.resolve_paper_id(self.store.conn, paper_id)
@@ -1334,7 +1334,7 @@ class Library:
 
         Returns:
             ``[{"paper": Paper, "marks": marks(pid), "topic": {topic_id, topic, subtopic_id,
-            subtopic} | None}]``.
+            subtopic} | None}]``; marks of papers not in the library are left out.
 
         Raises:
             InputError: ``kind`` or ``state`` is unknown.
@@ -1350,6 +1350,10 @@ class Library:
             )
         except ValueError as exc:
             raise InputError(str(exc)) from None
+        # Marks of papers no longer in the library (kept by ``doctor`` and ``doctor --salvage``, so
+        # a re-ingest finds them again) are left out of the list, not an error that lists nothing.
+        present = papers.existing_ids(self.store.conn, ids)
+        ids = [pid for pid in ids if pid in present]
         assigned = self.paper_topics() if ids else {}
         keys = ("topic_id", "topic", "subtopic_id", "subtopic")
         return [

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paperscope import Library
+from paperscope.errors import InputError
 from paperscope.ingest.formats import READERS, NotAPaperList, detect_format
 from paperscope.ingest.pipeline import expand_paths
 
@@ -161,3 +162,29 @@ def test_a_long_broken_first_line_is_reported_by_line_not_as_one_json_object(tmp
     (file,) = report.files
     assert file.error is None and len(file.skipped) == 1, file
     assert str(file.skipped[0]).startswith(f"{path}:1: "), file.skipped
+
+
+@pytest.mark.parametrize("name", ["cut.jsonl", "cut.txt", "cut.ndjson"])
+@pytest.mark.parametrize("broken", ['{"title": "Cut", "abstract": "a string never closed', '{"title": "Cut"'])
+def test_a_broken_first_line_is_skipped_whatever_its_end(tmp_path: Path, name: str, broken: str) -> None:
+    """A first line cut short (no closing brace) is a broken record, not "one JSON object"."""
+    good = [
+        json.dumps({"title": f"Fine {i}", "abstract": f"A valid line number {i} about topic {i}."})
+        for i in (2, 3)
+    ]
+    path = tmp_path / name
+    path.write_text("\n".join([broken, *good]) + "\n", encoding="utf-8")
+    assert detect_format(path) == "jsonl"
+    with Library(tmp_path / "lib.db") as lib:
+        report = lib.ingest([path], embed=False, cards=False)
+        assert sorted(p.title or "" for p in lib.papers()) == ["Fine 2", "Fine 3"]
+    (file,) = report.files
+    assert file.error is None and [str(s).split(": ")[0] for s in file.skipped] == [f"{path}:1"], file
+
+
+def test_a_truncated_json_object_is_reported_as_malformed_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.json"
+    path.write_text('{\n  "papers": [\n    {"title": "A", "abstract": "B"},\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"malformed JSON: .*") as caught:
+        detect_format(path)
+    assert caught.value.line == 4 and "one JSON object" not in str(caught.value)

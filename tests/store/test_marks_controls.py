@@ -148,3 +148,26 @@ def test_a_library_written_before_the_fix_has_its_tags_and_notes_cleaned_on_open
             report = again.ingest([tmp_path / name], embed=False, cards=False)
             assert not report.failed and not report.skipped, report
             assert sum(1 for _ in again.papers()) == 2
+
+
+def test_tags_and_notes_with_bytes_that_are_not_utf8_are_stored_without_them(
+    lib: Library, tmp_path: Path
+) -> None:
+    """``tags add ID $'bad\\xffbyte'`` reaches Python as a lone surrogate (surrogateescape): no traceback."""
+    import subprocess
+    import sys
+
+    pid = _first(lib)
+    db = str(lib.store.path)
+    lib.close()
+    run = [sys.executable, "-m", "paperscope", "--db", db]
+    tagged = subprocess.run([*run, "tags", "add", pid, b"bad\xffbyte"], capture_output=True, timeout=120)
+    noted = subprocess.run(
+        [*run, "note", pid, "-"], input=b"a note \xff\x9b with bad bytes\n", capture_output=True, timeout=120
+    )
+    for result in (tagged, noted):
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
+    with Library(db) as again:
+        marks = again.marks(pid)
+    assert "badbyte" in marks["tags"]
+    assert marks["note"] is not None and "with bad bytes" in marks["note"] and "\ufffd" not in marks["note"]

@@ -375,3 +375,17 @@ def test_serve_new_token_prints_a_long_random_token_that_serve_accepts(lib: Libr
 def test_new_token_is_43_url_safe_characters() -> None:
     tokens = {new_token() for _ in range(20)}
     assert len(tokens) == 20 and {len(t) for t in tokens} == {43}
+
+
+def test_serve_binds_an_ipv6_address_written_in_brackets_without_them(
+    lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--host [::1]`` (as URLs write it) is loopback and binds ``::1``, not the name "[::1]"."""
+    import uvicorn
+
+    bound: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: bound.update(kwargs))
+    result = _serve(lib, "--host", "[::1]", "--port", "8799")
+    assert result.exit_code == 0, result.output
+    assert bound["host"] == "::1" and bound["port"] == 8799
+    assert "at http://[::1]:8799/" in result.stderr

@@ -64,17 +64,18 @@ csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
 def defuse_formula(cell: str) -> str:
-    """Return ``cell`` with a ``'`` before it when it starts with a :data:`FORMULA_START` character.
+    """Return ``cell`` with a ``'`` before it when it starts with a :data:`FORMULA_START` character or a ``'``.
 
-    ``"=HYPERLINK(...)"`` becomes ``"'=HYPERLINK(...)"``; any other cell is returned unchanged.
-    :func:`restore_formula` undoes it, so paperscope's own CSV round trip stays lossless.
+    ``"=HYPERLINK(...)"`` becomes ``"'=HYPERLINK(...)"``; a cell that starts with a quote already
+    gets one more (``"'=x"`` → ``"''=x"``), so :func:`restore_formula` can remove exactly one and
+    paperscope's own CSV round trip stays lossless. Any other cell is returned unchanged.
     """
-    return "'" + cell if cell.startswith(FORMULA_START) else cell
+    return "'" + cell if cell.startswith((*FORMULA_START, "'")) else cell
 
 
 def restore_formula(cell: str) -> str:
-    """Undo :func:`defuse_formula`: drop one ``'`` that stands before a :data:`FORMULA_START` character."""
-    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_START) else cell
+    """Undo :func:`defuse_formula`: drop one ``'`` that stands before a :data:`FORMULA_START` character or a ``'``."""
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith((*FORMULA_START, "'")) else cell
 
 
 def sniff_delimiter(path: Path, header_line: str) -> str:

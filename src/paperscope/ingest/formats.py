@@ -79,6 +79,7 @@ READERS: dict[str, Reader] = {
 }
 
 _JSON_SUFFIXES = {".json", ".jsonl", ".ndjson"}
+_LINES_SUFFIXES = {".jsonl", ".ndjson"}
 _CSV_SUFFIXES = {".csv", ".tsv"}
 
 
@@ -161,7 +162,12 @@ def detect_format(path: Path, column_map: dict[str, str] | None = None) -> str:
     if suffix in _JSON_SUFFIXES or stripped[:1] in ("[", "{"):
         items = paperlist_json.first_json_objects(path, head)
         if not items:
-            if stripped.startswith("{") and not paperlist_json.first_line_closes(path):
+            if (
+                stripped.startswith("{")
+                and suffix not in _LINES_SUFFIXES
+                and not paperlist_json.first_line_closes(path)
+                and paperlist_json.whole_file_object(path)
+            ):
                 raise NotAPaperList(
                     "not a paper list: one JSON object, expected an array of papers or one paper per line",
                     str(path),

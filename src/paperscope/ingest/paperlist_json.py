@@ -11,6 +11,7 @@ read alike (case 21). ijson, the streaming parser used before, refuses ``NaN`` o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from ..errors import InputError
 from ..models import Record, Skip, Source
 from .fields import flatten_openreview, mapping_to_record, resolve_columns, venue_year_from_name
 from .files import (
+    MAX_RECORD_CHARS,
     TooLong,
     check_text_file,
     first_bad_utf8,
@@ -37,6 +39,7 @@ __all__ = [
     "read_json_lines",
     "first_json_objects",
     "first_line_closes",
+    "whole_file_object",
 ]
 
 FORMAT_ARRAY = "json"
@@ -169,10 +172,35 @@ def first_json_objects(path: Path, head: str, limit: int = 20) -> list[dict[str,
         try:
             item = decoder.decode(line)
         except (ValueError, RecursionError):
-            break
+            if line.lstrip().startswith("{"):
+                continue  # a broken record line: the reader skips it with its line number
+            break  # not JSON Lines (a pretty-printed object's inner lines)
         if isinstance(item, Mapping):
             out.append(flatten_openreview(item))
     return out
+
+
+def whole_file_object(path: Path) -> bool:
+    """Return True when ``path`` holds one JSON object (a pretty-printed ``{...}``), not lines.
+
+    A file over ``MAX_RECORD_CHARS`` is not read: it counts as one object, as before.
+
+    Raises:
+        InputError: the file is not valid JSON (the message gives the decoder's reason and the
+            line: a truncated export is named as such, not as "one JSON object").
+    """
+    size = path.stat().st_size
+    if size > MAX_RECORD_CHARS:
+        return True  # too large to read as one value: as before, one object
+    with open_text(path) as handle:
+        text = handle.read()
+    try:
+        value = json_decoder().decode(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", str(path), exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"malformed JSON: {exc}", str(path)) from None
+    return isinstance(value, Mapping)
 
 
 def first_line_closes(path: Path) -> bool:

@@ -7,11 +7,13 @@ restored backup), so every export of the library reads back.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from ..text import strip_controls
 
 __all__ = [
+    "storable_text",
     "set_star",
     "is_starred",
     "add_tag",
@@ -53,8 +55,22 @@ def is_starred(conn: sqlite3.Connection, paper_id: str) -> bool:
     return conn.execute("SELECT 1 FROM stars WHERE paper_id = ?", (paper_id,)).fetchone() is not None
 
 
+#: Lone surrogates: what Python makes of bytes that are not UTF-8 in a command-line argument or
+#: on stdin (``surrogateescape``); SQLite cannot store them as text, so they are dropped.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """Return ``text`` as a mark stores it: no control characters, LF line ends, no lone surrogates.
+
+    A note or tag typed with bytes that are not UTF-8 (``tags add ID $'bad<0xff>byte'``) arrives
+    with lone surrogates, which SQLite refuses to encode (a traceback before); they are removed.
+    """
+    return strip_controls(_SURROGATE_RE.sub("", text))
+
+
 def _tag_text(tag: str) -> str:
-    return strip_controls(tag).strip()
+    return storable_text(tag).strip()
 
 
 def add_tag(conn: sqlite3.Connection, paper_id: str, tag: str) -> None:
@@ -88,7 +104,7 @@ def set_note(conn: sqlite3.Connection, paper_id: str, body: str) -> None:
 
     The note is stored without control characters, its line ends as LF (:func:`strip_controls`).
     """
-    body = strip_controls(body)
+    body = storable_text(body)
     if body.strip():
         conn.execute(
             "INSERT INTO notes (paper_id, body) VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE"

@@ -357,6 +357,9 @@ class IngestJobs:
             for r in conn.execute("SELECT paper_id FROM papers WHERE rowid > ? ORDER BY rowid", (before,))
         ]
         job.report = self._report(job, report)
+        failed = [f.error for f in report.files if f.error]
+        if failed:  # the job's one file could not be read: the job failed, and says why
+            raise InputError(failed[0])
         job.set_phase("done", job.done, job.total)
 
     def _scrub(self, job: IngestJob, text: str) -> str:
