@@ -49,7 +49,8 @@
     for (;;) {
       const job = await api(`/api/ingest/${encodeURIComponent(started.job_id)}`);
       showProgress(index, count, job, file.name);
-      if (job.state === "done") return { ...job, chosen: file.name };
+      // A job whose file could not be read fails with its report: the report says why, per file.
+      if (job.state === "done" || (job.state === "failed" && job.report)) return { ...job, chosen: file.name };
       if (job.state === "failed") throw new Error(t("failed_job", { name: file.name, error: job.error || "?" }));
       await sleep(POLL_MS);
     }
