@@ -137,6 +137,14 @@ def _as_json_error(ctx: click.Context, exc: click.ClickException) -> click.Click
     return JsonError(exc.format_message(), exit_code=exc.exit_code)
 
 
+def _db_path(ctx: click.Context) -> Path:
+    """Return the library file the command names: ``--db``, else the default library."""
+    from .config import default_db_path
+
+    db = ctx.find_root().obj["db"]
+    return Path(db) if db is not None else default_db_path()
+
+
 def _library(ctx: click.Context, create: bool = False) -> Library:
     """Open the library; only ``create`` commands (ingest, demo) may make a new library file.
 
@@ -146,11 +154,10 @@ def _library(ctx: click.Context, create: bool = False) -> Library:
     """
     obj = ctx.find_root().obj
     if "library" not in obj:
-        from .config import default_db_path
         from .library import Library
 
         db = obj["db"]
-        path = Path(db) if db is not None else default_db_path()
+        path = _db_path(ctx)
         if not create and str(path) != ":memory:" and not path.is_file():
             where = "--db or PAPERSCOPE_DB" if db is not None else "PAPERSCOPE_HOME or --db"
             raise click.ClickException(
@@ -357,10 +364,7 @@ def ingest(
             # The README's and --help's example, run outside a checkout: the lists ship with paperscope.
             hint = f" (the example lists ship with paperscope: {examples_dir()})"
         raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested{hint}")
-    from .config import default_db_path
-
-    db = ctx.find_root().obj["db"]
-    db_path = Path(db) if db is not None else default_db_path()
+    db_path = _db_path(ctx)
     new_file = str(db_path) != ":memory:" and not db_path.exists()
     started = time.perf_counter()
     library = _library(ctx, create=True)

@@ -99,17 +99,15 @@ def resolve_library_id(conn: sqlite3.Connection, path: Path | None, transaction:
         StoreError: the file cannot be stat'ed, or the renewal cannot be written (another
             process holds the write lock for ``BUSY_TIMEOUT_S``).
     """
-    if transaction is None:
-        try:
-            stored = _stored_library_id(conn)
-            recorded = _recorded_identity(conn) if path is not None else None
-        except (sqlite3.DatabaseError, TypeError):
-            # A damaged file (truncated, its library_state pages lost) opened for salvage: an id
-            # of this file alone, so its caches are its own and nothing is written.
-            stored, recorded = "unreadable", None
-    else:
+    try:
         stored = _stored_library_id(conn)
         recorded = _recorded_identity(conn) if path is not None else None
+    except (sqlite3.DatabaseError, TypeError):
+        if transaction is not None:
+            raise
+        # A damaged file (truncated, its library_state pages lost) opened for salvage: an id
+        # of this file alone, so its caches are its own and nothing is written.
+        stored, recorded = "unreadable", None
     if path is None:
         return stored
     identity = file_identity(path)
