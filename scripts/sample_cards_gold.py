@@ -8,9 +8,14 @@ splits are 90/90). The split is decided here, before any labelling.
 
 Writes ``src/paperscope/evaluation/data/cards_gold/sample.jsonl``: one line per abstract with
 ``id, venue, year, split, source_file, source_key, title, abstract`` (the abstract and title are
-the source's own strings, untouched). Usage::
+the source's own strings, untouched).
 
-    python scripts/sample_cards_gold.py [--shared ../shared/data] [--out PATH]
+``--holdout`` samples the later holdout set instead (seed ``random.Random(2027)``, 20 abstracts
+per venue from four venues used by neither dev nor test: ICLR 2022, ICML 2021, IJCAI 2024,
+COLM 2024; same length and unique-title filters; split ``holdout``) and writes
+``cards_gold/holdout_sample.jsonl``. Usage::
+
+    python scripts/sample_cards_gold.py [--holdout] [--shared ../shared/data] [--out PATH]
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ SEED = 27
 PER_VENUE = 45
 MIN_CHARS, MAX_CHARS = 400, 2000
 OUT = REPO / "src/paperscope/evaluation/data/cards_gold/sample.jsonl"
+HOLDOUT_SEED = 2027
+HOLDOUT_PER_VENUE = 20
+HOLDOUT_OUT = REPO / "src/paperscope/evaluation/data/cards_gold/holdout_sample.jsonl"
 
 # (slug, venue, year, files relative to shared/data, source-key field)
 VENUES = [
@@ -34,6 +42,14 @@ VENUES = [
     ("cvpr2023", "CVPR", 2023, "airas-papers-db/cvpr_2023.json", "id"),
     ("neurips2020", "NeurIPS", 2020, "airas-papers-db/neurips_2020.json", "id"),
     ("colm2025", "COLM", 2025, "papercopilot-paperlists/colm2025.json", "id"),
+]
+
+# The holdout set (made later, labelled before any extractor output was seen for it).
+HOLDOUT_VENUES = [
+    ("iclr2022", "ICLR", 2022, "airas-papers-db/iclr_2022.json", "id"),
+    ("icml2021", "ICML", 2021, "airas-papers-db/icml_2021.json", "id"),
+    ("ijcai2024", "IJCAI", 2024, "papercopilot-paperlists/ijcai2024.json", "id"),
+    ("colm2024", "COLM", 2024, "papercopilot-paperlists/colm2024.json", "id"),
 ]
 
 
@@ -54,10 +70,12 @@ def _records(shared: Path, pattern: str) -> list[tuple[str, dict]]:
     return out
 
 
-def sample(shared: Path) -> list[dict]:
-    rng = random.Random(SEED)
+def sample(shared: Path, *, holdout: bool = False) -> list[dict]:
+    """The dev/test sample, or with ``holdout`` the holdout sample (all of split ``holdout``)."""
+    rng = random.Random(HOLDOUT_SEED if holdout else SEED)
+    per_venue = HOLDOUT_PER_VENUE if holdout else PER_VENUE
     picked: list[dict] = []
-    for number, (slug, venue, year, pattern, key) in enumerate(VENUES):
+    for number, (slug, venue, year, pattern, key) in enumerate(HOLDOUT_VENUES if holdout else VENUES):
         seen: set[str] = set()
         pool: list[tuple[str, dict]] = []
         for rel, row in sorted(_records(shared, pattern), key=lambda item: (str(item[1][key]), item[0])):
@@ -67,15 +85,15 @@ def sample(shared: Path) -> list[dict]:
                 continue
             seen.add(norm)
             pool.append((rel, row))
-        chosen = rng.sample(pool, PER_VENUE)
-        n_dev = (PER_VENUE + 1) // 2 if number % 2 == 0 else PER_VENUE // 2
+        chosen = rng.sample(pool, per_venue)
+        n_dev = (per_venue + 1) // 2 if number % 2 == 0 else per_venue // 2
         for index, (rel, row) in enumerate(chosen):
             picked.append(
                 {
                     "id": f"{slug}-{index:02d}",
                     "venue": venue,
                     "year": year,
-                    "split": "dev" if index < n_dev else "test",
+                    "split": "holdout" if holdout else "dev" if index < n_dev else "test",
                     "source_file": rel,
                     "source_key": str(row[key]),
                     "title": row["title"],
@@ -88,9 +106,15 @@ def sample(shared: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: sample.jsonl or holdout_sample.jsonl"
+    )
+    parser.add_argument(
+        "--holdout", action="store_true", help="sample the holdout set (seed 2027, 4 other venues)"
+    )
     args = parser.parse_args()
-    records = sample(args.shared)
+    records = sample(args.shared, holdout=args.holdout)
+    args.out = args.out or (HOLDOUT_OUT if args.holdout else OUT)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         for record in records:
