@@ -1,8 +1,9 @@
 """The hand-labelled card set (issue 27): its files parse, its fields are typed, its texts are the sources'.
 
 The set lives in ``src/paperscope/evaluation/data/cards_gold/{dev,test}.jsonl`` (see its README and
-GUIDELINE). The check against the source records reads ``../shared/data`` through the
-``shared_data`` fixture and skips, with the suite's one line, where that folder is absent.
+GUIDELINE), with a later ``holdout.jsonl`` from four other venues, checked the same way. The
+check against the source records reads ``../shared/data`` through the ``shared_data`` fixture
+and skips, with the suite's one line, where that folder is absent.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 GOLD = Path(__file__).resolve().parents[2] / "src/paperscope/evaluation/data/cards_gold"
 SPLITS = ("dev", "test")
+HOLDOUT = "holdout"
 BOUNDS = {None, "more than", "at least", "up to", "at most", "less than", "about"}
 ROLES = {"introduced", "used"}
 KINDS = {"level", "change"}
@@ -33,12 +35,18 @@ def gold() -> dict[str, list[dict]]:
     return {split: _read(split) for split in SPLITS}
 
 
+@pytest.fixture(scope="module")
+def gold_all(gold: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """dev, test and the holdout set."""
+    return {**gold, HOLDOUT: _read(HOLDOUT)}
+
+
 def _is_str_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value)
 
 
-def test_fields_have_their_types(gold: dict[str, list[dict]]) -> None:
-    for split, records in gold.items():
+def test_fields_have_their_types(gold_all: dict[str, list[dict]]) -> None:
+    for split, records in gold_all.items():
         for record in records:
             where = f"{split}:{record.get('id')}"
             assert set(record) == set(SOURCE_FIELDS + LABEL_FIELDS), where
@@ -80,9 +88,27 @@ def test_size_venues_and_disjoint_splits(gold: dict[str, list[dict]]) -> None:
     assert "ICML" not in {record["venue"] for records in gold.values() for record in records}
 
 
-def test_every_dataset_is_also_a_name(gold: dict[str, list[dict]]) -> None:
+def test_holdout_is_apart_from_dev_and_test(gold_all: dict[str, list[dict]]) -> None:
+    """80 records, 20 from each of four venue-years that dev and test do not use; nothing shared."""
+    holdout = gold_all[HOLDOUT]
+    ids = [record["id"] for record in holdout]
+    assert len(holdout) == 80 and len(ids) == len(set(ids))
+    venues = {(record["venue"], record["year"]) for record in holdout}
+    assert len(venues) == 4 and all(
+        sum((record["venue"], record["year"]) == venue for record in holdout) == 20 for venue in venues
+    )
+    used = {(record["venue"], record["year"]) for split in SPLITS for record in gold_all[split]}
+    assert not venues & used and ("ICML", 2026) not in venues
+    keys = [
+        (record["source_file"], record["source_key"]) for records in gold_all.values() for record in records
+    ]
+    assert len(keys) == len(set(keys)), "a source record is labelled twice"
+    assert not set(ids) & {record["id"] for split in SPLITS for record in gold_all[split]}
+
+
+def test_every_dataset_is_also_a_name(gold_all: dict[str, list[dict]]) -> None:
     """The guideline lists a dataset both under ``datasets`` and under ``method_names``."""
-    for records in gold.values():
+    for records in gold_all.values():
         for record in records:
             names = {name["name"] for name in record["method_names"]}
             assert set(record["datasets"]) <= names, record["id"]
@@ -103,8 +129,8 @@ def _source(shared: Path, rel: str) -> dict[str, list[dict]]:
     return by_key
 
 
-def test_texts_match_the_source_records(gold: dict[str, list[dict]], shared_data: Path) -> None:
-    for records in gold.values():
+def test_texts_match_the_source_records(gold_all: dict[str, list[dict]], shared_data: Path) -> None:
+    for records in gold_all.values():
         for record in records:
             rows = _source(shared_data, record["source_file"]).get(record["source_key"], [])
             assert any(
