@@ -1492,9 +1492,10 @@ def _eval_data(ctx: click.Context, *needed: Path) -> Path:
 )
 @click.option(
     "--split",
-    type=click.Choice(["dev", "test"]),
+    type=click.Choice(["dev", "test", "holdout"]),
     default=None,
-    help="Half of cards_gold to score (implies --gold cards_gold; default dev). Tune on dev; score test once.",
+    help="Part of cards_gold to score (implies --gold cards_gold; default dev): tune on dev; test and"
+    " holdout (80 abstracts of four more venues, labelled later) are scored once.",
 )
 @click.option("--no-baseline", is_flag=True, help="With cards_gold: skip the last release's extractor.")
 @click.option(

@@ -106,7 +106,7 @@ def test_eval_cards_split_dev_prints_p_r_f1_per_field():
     out = CliRunner().invoke(cli, ["eval", "cards", "--split", "dev", "--no-baseline"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0] == "Cards on the hand-labelled cards_gold dev half (90 abstracts)"
+    assert lines[0] == "Cards on the hand-labelled cards_gold dev part (90 abstracts)"
     assert lines[2].split() == ["field", "run", "P", "R", "F1", "pred", "gold"]
     rows = [line for line in lines if re.match(r"^(method_names|datasets|tasks|claims) ", line)]
     assert [r.split()[0] for r in rows] == [

@@ -64,8 +64,8 @@ __all__ = [
 BASELINE_REF = "v0.2.0"
 #: The scored fields, in print order.
 FIELDS = ("method_names", "datasets", "tasks", "claims")
-#: The set's halves: tune on ``dev``, score ``test`` once.
-SPLITS = ("dev", "test")
+#: The set's parts: tune on ``dev``; score ``test`` and ``holdout`` (labelled later, four more venues) once.
+SPLITS = ("dev", "test", "holdout")
 #: Extractor bounds (symbols) as the guideline's words.
 _BOUND_WORDS = {
     ">": "more than",
@@ -80,7 +80,7 @@ _NUM_RE = re.compile(r"\d+(?:\.\d+)?")
 
 
 def load_cards_gold(split: str) -> list[dict[str, Any]]:
-    """Return the records of one half of the set (``dev`` or ``test``), read from the package data.
+    """Return the records of one part of the set (``dev``, ``test`` or ``holdout``), from the package data.
 
     Raises:
         InputError: ``split`` is not one of :data:`SPLITS`, or its file cannot be read.
@@ -283,7 +283,7 @@ def baseline_cards(
 
 
 def run_cards_gold_eval(split: str = "dev", baseline: bool = True) -> dict[str, Any]:
-    """Build our cards for one half of the set, and the release's, and score both.
+    """Build our cards for one part of the set, and the release's, and score both.
 
     Args:
         split: ``dev`` (tune on it) or ``test`` (score once).
@@ -321,7 +321,7 @@ def run_cards_gold_eval(split: str = "dev", baseline: bool = True) -> dict[str, 
 def format_cards_gold_eval(result: Mapping[str, Any]) -> str:
     """Return the evaluation as one table: P, R, F1 per field and run."""
     lines = [
-        f"Cards on the hand-labelled cards_gold {result['split']} half ({result['n_papers']} abstracts)",
+        f"Cards on the hand-labelled cards_gold {result['split']} part ({result['n_papers']} abstracts)",
         "",
         f"{'field':<13} {'run':<18} {'P':>6} {'R':>6} {'F1':>6} {'pred':>5} {'gold':>5}",
     ]
