@@ -250,7 +250,8 @@ def extract_datasets(
 
     Args:
         clean: the clean text of an abstract.
-        methods: the paper's own names; those that are datasets or benchmarks are included.
+        methods: the paper's names (:func:`.methods.extract_methods`); its own ones (``own``)
+            that are datasets or benchmarks are included.
         defined: folded short forms the abstract defines for other things (tasks, methods); a
             pattern match on one of them ("CMM benchmarks") is not a dataset.
 
@@ -260,7 +261,8 @@ def extract_datasets(
     """
     _, names = _gazetteer()
     found: dict[str, DatasetMention] = {}
-    own_keys = {fold(m.name) for m in methods or []}
+    methods = [m for m in methods or [] if m.own]  # a name it only uses is no own dataset
+    own_keys = {fold(m.name) for m in methods}
     defined = (defined_short_forms(clean) if defined is None else defined) - own_keys
 
     def covered(start: int, end: int) -> bool:
@@ -359,7 +361,7 @@ def extract_datasets(
             if m.group(1).split()[0] not in _NON_NAMES:
                 add(m.group(1), m.start(1), m.end(1), "pattern")
 
-    for method in methods or []:
+    for method in methods:
         heads = [method.name.split()[-1], (method.long_form or "x").split()[-1]]
         after = clean[method.end : method.end + 160]
         before = clean[max(0, method.start - 40) : method.start]
