@@ -67,7 +67,8 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: confidence, and only confident ones are shown (paperscope/confidence.py); generic labels give way
 #: to keyphrases.
 #: 0.13: method names include the names an abstract uses (BERT, PPO, CIFAR-10), scored by the name model
-#: (extract/method_model.NameModel) whose probability is their confidence (issue 27).
+#: (extract/method_model.NameModel) whose probability is their confidence; a dataset name is widened
+#: by an all-capital word, a Roman numeral or a version ("MS COCO") (issue 27).
 EXTRACTOR_VERSION = "0.13"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"

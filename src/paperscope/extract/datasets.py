@@ -12,7 +12,8 @@ Three sources, merged in text order:
    Privacy Dataset", ``Copyright-Bench``).
 
 ``CIFAR-10/100`` counts as two datasets (``CIFAR-10`` and ``CIFAR-100``), both spanning the
-written form.
+written form. A name found is widened by an all-capital word, a Roman numeral or a version either
+side (``MS COCO``, ``PASCAL VOC``, ``StarCraft II``), so a part is not reported for the whole.
 """
 
 from __future__ import annotations
@@ -377,4 +378,34 @@ def extract_datasets(
         ):
             add(method.name, method.start, method.end, "own")
 
-    return sorted(found.values(), key=lambda d: d.start)
+    out: dict[str, DatasetMention] = {}
+    for d in sorted(found.values(), key=lambda d: d.start):
+        start, end = _widen(clean, d.start, d.end, defined | own_keys)
+        if (start, end) != (d.start, d.end):
+            d = DatasetMention(clean[start:end], start, end, d.source)
+        if any(o.start <= start and end <= o.end and (o.start, o.end) != (start, end) for o in out.values()):
+            continue  # "COCO" after widening "MS" to "MS COCO"
+        out[fold(d.name)] = d
+    return sorted(out.values(), key=lambda d: d.start)
+
+
+#: One more word of a dataset's name: an all-capital word (``MS`` COCO, PASCAL ``VOC``), a Roman
+#: numeral (StarCraft ``II``) or a bare version (Mapillary Vistas ``2.0``).
+_WIDE_WORD = r"(?:[A-Z]{2,}|[IVX]{2,4}|\d+\.\d+)"
+_WIDEN_LEFT_RE = re.compile(rf"(?<![\w\-.])({_WIDE_WORD}) $")
+_WIDEN_RIGHT_RE = re.compile(rf" ({_WIDE_WORD})(?![\w\-]|\.\w)")
+
+
+def _widen(clean: str, start: int, end: int, skip: set[str]) -> tuple[int, int]:
+    """Return the span of a dataset name widened by one word either side (``_WIDE_WORD``).
+
+    A generic term (``SOTA``) or a short form the abstract defines for something else is not
+    part of the name.
+    """
+    left = _WIDEN_LEFT_RE.search(clean, max(0, start - 12), start)
+    if left and not is_generic(left.group(1)) and fold(left.group(1)) not in skip:
+        start = left.start(1)
+    right = _WIDEN_RIGHT_RE.match(clean, end)
+    if right and not is_generic(right.group(1)) and fold(right.group(1)) not in skip:
+        end = right.end(1)
+    return start, end
