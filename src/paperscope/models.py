@@ -66,7 +66,10 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: 0.12: claims keep bounds in words ("more than 14%", "up to"); claims, methods and datasets carry a
 #: confidence, and only confident ones are shown (paperscope/confidence.py); generic labels give way
 #: to keyphrases.
-EXTRACTOR_VERSION = "0.12"
+#: 0.13: method names include the names an abstract uses (BERT, PPO, CIFAR-10), scored by the name model
+#: (extract/method_model.NameModel) whose probability is their confidence; a dataset name is widened
+#: by an all-capital word, a Roman numeral or a version ("MS COCO") (issue 27).
+EXTRACTOR_VERSION = "0.13"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 
@@ -154,7 +157,8 @@ class Card:
 
     Attributes:
         label: display label, "NAME — what it does" when the paper names its method.
-        method_names: names the paper gives its own method, system, benchmark or dataset.
+        method_names: names of methods, models, systems, benchmarks, datasets and metrics the paper
+            introduces or uses (issue 27), its own first; `extra["methods"]` has each one's confidence.
         code_urls: repository and project URLs, trailing punctuation stripped.
         extractor_version: the version of ``extract`` that built this card.
 

@@ -121,3 +121,15 @@ def test_pair_before_a_plural_head_experiments_on_and_no_model_or_modality_names
 def test_apposition_stops_at_another_head_noun():
     text = "We propose TABZ, an end-to-end tabular compression model that compresses the training dataset."
     assert _datasets(text) == []
+
+
+def test_a_name_is_widened_by_an_all_capital_word_or_a_numeral_but_not_a_generic_one():
+    text = "Results on PASCAL VOC and MS COCO improve, and our model sets a new COCO SOTA."
+    assert [d.name for d in extract_datasets(text)] == ["PASCAL VOC", "MS COCO"]
+    assert [d.name for d in extract_datasets("MS COCO is used at a sentence start.")] == ["MS COCO"]
+    assert [d.name for d in extract_datasets("We use COCO. MS students label it.")] == ["COCO"]
+
+
+def test_a_widened_name_in_a_list_is_one_item():
+    text = "Experiments on ImageNet, MS COCO and CIFAR-10 show gains."
+    assert [d.name for d in extract_datasets(text)] == ["ImageNet", "MS COCO", "CIFAR-10"]

@@ -234,7 +234,11 @@ def _field_counts(name: str, g: dict[str, Any], card: Any, extra: dict[str, Any]
     """Return (tp, fp, fn) of one gold field on one paper's card."""
     wanted = g[name]
     if name == "method_names":
-        return _set_counts([_name_key(n) for n in card.method_names], [_name_key(n) for n in wanted])
+        # This gold lists the names a paper gives its own work; since extractor 0.13 a card also
+        # lists the names it uses (issue 27), which the cards_gold set scores.
+        own = [m["name"] for m in extra.get("methods", []) if m.get("own", True)]
+        names = own if "methods" in extra else card.method_names
+        return _set_counts([_name_key(n) for n in names], [_name_key(n) for n in wanted])
     if name == "datasets":
         found = [_name_key(d["name"]) for d in extra.get("datasets", [])]
         return _set_counts(found, [_name_key(n) for n in wanted])

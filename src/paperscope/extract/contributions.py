@@ -208,7 +208,8 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
     """
     found: dict[str, ContributionType] = {}
     lowered = clean.lower()
-    own = [m.name for m in methods or []]
+    methods = [m for m in methods or [] if m.own]  # a name it only uses is no contribution
+    own = [m.name for m in methods]
     for intro in _INTRO_RE.finditer(clean):
         window = clean[intro.end() : intro.end() + _OBJECT_CHARS]
         stop = _OBJECT_END_RE.search(window)
@@ -231,7 +232,7 @@ def extract_contribution_types(clean: str, methods: list[MethodName] | None = No
                 break
             if type_ in found:
                 break
-    for method in methods or []:
+    for method in methods:
         label = f"{method.name} {method.long_form or ''}"
         heads = " ".join(w.split()[-1] for w in (method.name, method.long_form or "x"))
         if re.search(r"Bench|Benchmark", label):

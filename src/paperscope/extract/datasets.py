@@ -12,7 +12,8 @@ Three sources, merged in text order:
    Privacy Dataset", ``Copyright-Bench``).
 
 ``CIFAR-10/100`` counts as two datasets (``CIFAR-10`` and ``CIFAR-100``), both spanning the
-written form.
+written form. A name found is widened by an all-capital word, a Roman numeral or a version either
+side (``MS COCO``, ``PASCAL VOC``, ``StarCraft II``), so a part is not reported for the whole.
 """
 
 from __future__ import annotations
@@ -250,7 +251,8 @@ def extract_datasets(
 
     Args:
         clean: the clean text of an abstract.
-        methods: the paper's own names; those that are datasets or benchmarks are included.
+        methods: the paper's names (:func:`.methods.extract_methods`); its own ones (``own``)
+            that are datasets or benchmarks are included.
         defined: folded short forms the abstract defines for other things (tasks, methods); a
             pattern match on one of them ("CMM benchmarks") is not a dataset.
 
@@ -260,7 +262,8 @@ def extract_datasets(
     """
     _, names = _gazetteer()
     found: dict[str, DatasetMention] = {}
-    own_keys = {fold(m.name) for m in methods or []}
+    methods = [m for m in methods or [] if m.own]  # a name it only uses is no own dataset
+    own_keys = {fold(m.name) for m in methods}
     defined = (defined_short_forms(clean) if defined is None else defined) - own_keys
 
     def covered(start: int, end: int) -> bool:
@@ -359,7 +362,7 @@ def extract_datasets(
             if m.group(1).split()[0] not in _NON_NAMES:
                 add(m.group(1), m.start(1), m.end(1), "pattern")
 
-    for method in methods or []:
+    for method in methods:
         heads = [method.name.split()[-1], (method.long_form or "x").split()[-1]]
         after = clean[method.end : method.end + 160]
         before = clean[max(0, method.start - 40) : method.start]
@@ -375,4 +378,34 @@ def extract_datasets(
         ):
             add(method.name, method.start, method.end, "own")
 
-    return sorted(found.values(), key=lambda d: d.start)
+    out: dict[str, DatasetMention] = {}
+    for d in sorted(found.values(), key=lambda d: d.start):
+        start, end = _widen(clean, d.start, d.end, defined | own_keys)
+        if (start, end) != (d.start, d.end):
+            d = DatasetMention(clean[start:end], start, end, d.source)
+        if any(o.start <= start and end <= o.end and (o.start, o.end) != (start, end) for o in out.values()):
+            continue  # "COCO" after widening "MS" to "MS COCO"
+        out[fold(d.name)] = d
+    return sorted(out.values(), key=lambda d: d.start)
+
+
+#: One more word of a dataset's name: an all-capital word (``MS`` COCO, PASCAL ``VOC``), a Roman
+#: numeral (StarCraft ``II``) or a bare version (Mapillary Vistas ``2.0``).
+_WIDE_WORD = r"(?:[A-Z]{2,}|[IVX]{2,4}|\d+\.\d+)"
+_WIDEN_LEFT_RE = re.compile(rf"(?<![\w\-.])({_WIDE_WORD}) $")
+_WIDEN_RIGHT_RE = re.compile(rf" ({_WIDE_WORD})(?![\w\-]|\.\w)")
+
+
+def _widen(clean: str, start: int, end: int, skip: set[str]) -> tuple[int, int]:
+    """Return the span of a dataset name widened by one word either side (``_WIDE_WORD``).
+
+    A generic term (``SOTA``) or a short form the abstract defines for something else is not
+    part of the name.
+    """
+    left = _WIDEN_LEFT_RE.search(clean, max(0, start - 12), start)
+    if left and not is_generic(left.group(1)) and fold(left.group(1)) not in skip:
+        start = left.start(1)
+    right = _WIDEN_RIGHT_RE.match(clean, end)
+    if right and not is_generic(right.group(1)) and fold(right.group(1)) not in skip:
+        end = right.end(1)
+    return start, end

@@ -397,6 +397,7 @@ def build_label(clean: str, methods: list[MethodName]) -> str:
     """
     if not clean.strip():
         return ""
+    methods = [m for m in methods if m.own]  # the label names the paper's own work
     primary = primary_method(methods)
     if primary is None:
         phrase = _phrase_without_name(clean)

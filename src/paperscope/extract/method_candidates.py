@@ -42,6 +42,8 @@ _MODIFIER_RE = re.compile(
 _SIZE_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[SMLBH]|XL|Base|Large|Small|Tiny)$")
 #: A version or number that may end a two-token name: "SAM 3", "Fast-dLLM v2", "GPT 4o".
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)?[a-z]?|\+\+|XL|Pro|Plus|Lite|Zero|Max|Mini")
+#: A version number right after a name: " 2", " 3.1", " 1124" (not "3.5%", "1,000", "2x").
+_NUMBER_AFTER_RE = re.compile(r" (\d{1,4}(?:\.\d{1,2})?)(?![\w%²³⁴]|[.,]\d)")
 _SENT_START_RE = re.compile(r"(?:^|[.!?:;][\"')\]]?\s+)[\"'(\[]?$")
 
 
@@ -57,8 +59,11 @@ class MethodName:
         mentions: how many times ``name`` occurs in the clean text.
         evidence: the generators and rules that proposed it (``cue``, ``acronym``, ``bold``, ``token`` …).
         score: the rank model's probability that it is the paper's main name (0 to 1).
-        confidence: the keep model's probability that it is a name at all (0 to 1); pages show
-            it from :data:`.confidence.SHOW_THRESHOLDS` ``["methods"]`` up.
+        confidence: the name model's probability that it is a proper name the abstract
+            introduces or uses (0 to 1, :class:`.method_model.NameModel`); pages show it from
+            :data:`.confidence.SHOW_THRESHOLDS` ``["methods"]`` up.
+        own: whether the keep model takes it for a name the paper gives its own work (the label,
+            tasks, contribution types and the paper's own datasets read only these).
 
     """
 
@@ -70,6 +75,7 @@ class MethodName:
     evidence: list[str] = field(default_factory=list)
     score: float = 0.0
     confidence: float = 1.0
+    own: bool = True
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -81,6 +87,7 @@ class MethodName:
             "evidence": self.evidence,
             "score": self.score,
             "confidence": self.confidence,
+            "own": self.own,
         }
 
 
@@ -191,7 +198,11 @@ def candidates(clean: str, rule_names: list[tuple[str, int, int, list[str], str 
     # Two-token names: "SAM 3", "Fast-dLLM v2", "Spider GAN", "RACE Attention", "3D UX-Net".
     for i in range(len(tokens) - 1):
         (a, at), (b, bt) = tokens[i], tokens[i + 1]
-        if bt != at + len(a) + 1 or not (kinds[i] == "token" or kinds[i + 1] == "token"):
+        if bt != at + len(a) + 1 or clean[bt - 1] != " ":
+            continue  # "60M–1B": a range, not a two-token name
+        if not (kinds[i] == "token" or kinds[i + 1] == "token"):
+            if kinds[i] == kinds[i + 1] == "capword":
+                add(f"{a} {b}", at, bt + len(b), "bigram")  # "Stable Diffusion", "Dolmino Mix"
             continue
         if (
             _VERSION_RE.fullmatch(b)
@@ -200,6 +211,14 @@ def candidates(clean: str, rule_names: list[tuple[str, int, int, list[str], str 
             and kinds[i + 1] == "token"
         ):
             add(f"{a} {b}", at, bt + len(b), "bigram")
+    # A name and a bare version number: "OLMo 2", "Llama 3.1", "Dolmino Mix 1124" (the number is
+    # one character or has a dot, so the token scan above does not see it).
+    for name, at in [(t, a) for (t, a), k in zip(tokens, kinds, strict=True) if k] + [
+        (c.name, c.start) for c in found.values() if " " in c.name
+    ]:
+        version = _NUMBER_AFTER_RE.match(clean, at + len(name))
+        if version and clean.startswith(name, at) and not name[-1].isdigit():
+            add(f"{name} {version.group(1)}", at, version.end(), "bigram")
     for m in PAREN_RE.finditer(clean):
         sf = m.group(1).strip()
         if not is_short_form(sf):

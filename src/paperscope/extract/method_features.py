@@ -26,7 +26,7 @@ from ._spans import Sentence, is_generic
 from .method_candidates import Candidate
 from .method_cues import _CUE_RE, _NAMED_RE
 
-__all__ = ["FEATURES", "RULE_EVIDENCE", "feature_matrix"]
+__all__ = ["FEATURES", "RULE_EVIDENCE", "feature_matrix", "url_share"]
 
 #: The rule evidence kinds of :mod:`.method_rules`, one feature each.
 RULE_EVIDENCE = ("cue", "named", "acronym", "bold", "italic", "quoted", "component")
@@ -253,3 +253,24 @@ def feature_matrix(
         f["cue_x_rule"] = cue_near * rule
         rows.append([f.get(k, 0.0) for k in FEATURES])
     return np.array(rows)
+
+
+def url_share(clean: str, cands: list[Candidate]) -> np.ndarray:
+    """Return the share of each candidate's mentions that sit in a URL or path, float64 shape ``(len(cands),)``.
+
+    A mention is in a URL when the whitespace-delimited chunk around it holds ``/`` or ``www.``
+    (``github.com/MengyuanChen21/CVPR2023-CMPAE``): a user or repository name, not a method.
+    """
+    out = np.zeros(len(cands))
+    if "/" not in clean and "www." not in clean:
+        return out
+    for i, c in enumerate(cands):
+        found = c.at or [c.start]
+        hits = 0
+        for at in found:
+            left = clean.rfind(" ", 0, at) + 1
+            right = clean.find(" ", at + len(c.name))
+            chunk = clean[left : right if right >= 0 else len(clean)]
+            hits += "/" in chunk or "www." in chunk
+        out[i] = hits / len(found)
+    return out

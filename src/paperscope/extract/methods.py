@@ -15,9 +15,10 @@ from __future__ import annotations
 from ..text import fold
 from ._spans import split_sentences
 from .method_candidates import Candidate, MethodName, candidates, mentions
-from .method_features import feature_matrix
+from .method_features import feature_matrix, url_share
+from .method_lexicon import lexicon_features, load_lexicon
 from .method_longform import PAREN_RE, find_long_form, is_short_form
-from .method_model import load_model, load_rarity
+from .method_model import load_model, load_name_model, load_rarity, name_columns
 from .method_rules import rule_methods
 
 __all__ = [
@@ -47,24 +48,32 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
         original: the original abstract, read for markdown bold and italic names; optional.
 
     Returns:
-        One :class:`MethodName` per distinct name (case-insensitive) that the keep model
-        accepts, ordered by the rank model's probability (``score``: that it is the paper's main
-        name), each with the span of its first mention in ``clean``; a short form's long form is
-        not listed apart.
+        One :class:`MethodName` per distinct name (case-insensitive) that the keep model accepts
+        (``own``: the paper's own) or whose name-model probability (``confidence``: a name it
+        introduces or uses) reaches the model's floor; the own names first, each group ordered
+        by the rank model's probability (``score``: that it is the paper's main name), each with
+        the span of its first mention in ``clean``; a short form's long form is not listed apart.
     """
     cands, x = method_candidates(clean, original)
     if not cands:
         return []
     model = load_model()
     p = model.proba(x)
-    keep = p[:, 0] >= model.threshold
+    own = p[:, 0] >= model.threshold
+    name_model = load_name_model()
+    conf = name_model.proba(
+        name_columns(
+            x, model, url_share(clean, cands), lexicon_features([c.name for c in cands], load_lexicon())
+        )
+    )
+    keep = own | (conf >= name_model.floor)
     defined = [c.long_form for c, k in zip(cands, keep, strict=True) if c.long_form and k]
     long_forms = {fold(lf) for lf in defined}
     outside = clean
     for lf in defined:
         outside = outside.replace(lf, " ")
     out = []
-    for c, k, (kept, rank) in zip(cands, keep, p, strict=True):
+    for c, k, is_own, (_, rank), confidence in zip(cands, keep, own, p, conf, strict=True):
         if not k or fold(c.name) in long_forms:
             continue
         if any(c.name in lf for lf in defined if lf != c.long_form) and not mentions(c.name, outside):
@@ -80,15 +89,17 @@ def extract_methods(clean: str, original: str | None = None) -> list[MethodName]
                 count,
                 evidence,
                 round(float(rank), 4),
-                round(float(kept), 4),
+                round(float(confidence), 4),
+                bool(is_own),
             )
         )
-    return sorted(out, key=lambda m: (-m.score, m.start))
+    return sorted(out, key=lambda m: (not m.own, -m.score, m.start))
 
 
 def primary_method(methods: list[MethodName]) -> MethodName | None:
-    """Return the name the abstract is about: the highest score (the first of :func:`extract_methods`)."""
-    return max(methods, key=lambda m: (m.score, -m.start)) if methods else None
+    """Return the name the abstract is about: the paper's own name (``own``) with the highest score."""
+    own = [m for m in methods if m.own]
+    return max(own, key=lambda m: (m.score, -m.start)) if own else None
 
 
 def defined_short_forms(clean: str) -> set[str]:

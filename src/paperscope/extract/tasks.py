@@ -264,7 +264,8 @@ def extract_tasks(
         A list of :class:`Task`, without duplicates or phrases contained in another.
 
     """
-    own = {m.name.lower() for m in methods or []} | {(m.long_form or "").lower() for m in methods or []}
+    methods = [m for m in methods or [] if m.own]
+    own = {m.name.lower() for m in methods} | {(m.long_form or "").lower() for m in methods}
     candidates: list[tuple[str, int]] = []
     sentences = split_sentences(clean)
 
