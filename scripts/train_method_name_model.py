@@ -22,10 +22,11 @@ Usage: PYTHONPATH=src python scripts/train_method_name_model.py [--shared DIR] [
 
 On ../shared/data with the holdout sample excluded (2026-12-06): 21,238 abstracts (268 records
 of 260 cards_gold titles left out), 7,119 tokens, 1,525 multi-word title names; 90 dev papers,
-741 candidates, 177 positives; about 15 s. Leave-one-venue-out method names at C 0.1: whole
-card P 0.650 R 0.840; shown from 0.5 P 0.823 R 0.691, from 0.7 P 0.883 R 0.601 (the show
-threshold, :data:`paperscope.confidence.SHOW_THRESHOLDS`); C 0.3 and 1 trade precision for
-recall at each threshold, C 0.03 recall for nothing.
+735 candidates, 177 positives; about 15 s. Leave-one-venue-out method names at C 0.1
+(extractor 0.14): whole card P 0.649 R 0.846; shown from 0.5 P 0.845 R 0.723, from 0.65
+P 0.910 R 0.644 (the show threshold, :data:`paperscope.confidence.SHOW_THRESHOLDS`), from 0.7
+P 0.915 R 0.628; C 0.3 and 1 trade precision for recall at each threshold, C 0.03 recall for
+nothing (extractor 0.13: C 0.1 from 0.7 P 0.883 R 0.601).
 """
 
 from __future__ import annotations

@@ -69,7 +69,10 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: 0.13: method names include the names an abstract uses (BERT, PPO, CIFAR-10), scored by the name model
 #: (extract/method_model.NameModel) whose probability is their confidence; a dataset name is widened
 #: by an all-capital word, a Roman numeral or a version ("MS COCO") (issue 27).
-EXTRACTOR_VERSION = "0.13"
+#: 0.14: a listed dataset may carry a modifier or a lower-case word ("safety-focused WildGuardTest",
+#: "Oxford flowers"); "dataset, i.e., X", "mAP on X", "the X leaderboard / shared task" name datasets;
+#: "1.5 dB" is no method name; method names are shown from 0.65 (issue 27).
+EXTRACTOR_VERSION = "0.14"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 

@@ -133,3 +133,28 @@ def test_a_name_is_widened_by_an_all_capital_word_or_a_numeral_but_not_a_generic
 def test_a_widened_name_in_a_list_is_one_item():
     text = "Experiments on ImageNet, MS COCO and CIFAR-10 show gains."
     assert [d.name for d in extract_datasets(text)] == ["ImageNet", "MS COCO", "CIFAR-10"]
+
+
+def test_listed_names_may_carry_a_modifier_or_a_lower_case_word():
+    text = (
+        "Gains hold across benchmarks, including AlpacaEval 2.0, safety-focused GuardTestX, and the "
+        "reasoning-specific GSM8k. Models trained on datasets including Fooville flowers, Barr-A and "
+        "Needle-In-A-Stack replicate content."
+    )
+    names = [d.name for d in extract_datasets(text)]
+    for name in ("GuardTestX", "GSM8k", "Fooville flowers", "Barr-A", "Needle-In-A-Stack"):
+        assert name in names
+    assert "safety-focused GuardTestX" not in names
+
+
+def test_a_lower_case_word_after_a_listed_name_must_end_its_item():
+    text = "It transfers to datasets such as Fooville flowers that bloom in spring."
+    assert extract_datasets(text) == []
+
+
+def test_a_dataset_after_i_e_a_metric_a_leaderboard_or_a_shared_task():
+    text = (
+        "We test on one single-label dataset, i.e., QuuxImages. It reaches 37.01% average mAP on "
+        "ZetaNet-v1.3, ranks first on the KiloQ leaderboard and wins the XYZ25 shared task."
+    )
+    assert [d.name for d in extract_datasets(text)] == ["QuuxImages", "ZetaNet-v1.3", "KiloQ", "XYZ25"]

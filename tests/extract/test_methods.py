@@ -433,3 +433,12 @@ def test_names_are_ranked_by_score_and_the_primary_is_the_first():
     assert [m.score for m in methods] == sorted((m.score for m in methods), reverse=True)
     assert primary_method(methods) is methods[0]
     assert all(0.0 <= m.score <= 1.0 and "score" in m.to_dict() for m in methods)
+
+
+def test_a_number_and_its_unit_are_not_a_name():
+    from paperscope.extract.method_candidates import candidates
+
+    clean = "Our FooNet gains 1.5 dB PSNR and runs at 300 K steps."
+    names = [c.name for c in candidates(clean, [])]
+    assert "1.5 dB" not in names
+    assert "FooNet" in names

@@ -6,8 +6,11 @@ Three sources, merged in text order:
    ordinary words (``~Replica``, ``~Traffic``) count only next to "dataset/benchmark/corpus",
    after "on", or in a list with another dataset.
 2. Patterns for names the gazetteer lacks: a capitalised or coined name right before "dataset",
-   "benchmark", "corpus" (``the LongLaMP dataset``), a coined name ending in ``Bench``, and the
-   other items of a list that holds a known dataset (``on CMU-MOSI, CMU-MOSEI, and CH-SIMS``).
+   "benchmark", "corpus", "leaderboard", "shared task" (``the LongLaMP dataset``), a coined name
+   ending in ``Bench``, a name a result or a metric is reported on (``mAP on ActivityNet-v1.3``),
+   the other items of a list that holds a known dataset (``on CMU-MOSI, CMU-MOSEI, and CH-SIMS``),
+   and the items of a list a head noun introduces (``benchmarks including A, safety-focused B``,
+   ``datasets such as Oxford flowers, Celeb-A``, ``a dataset, i.e., OpenImages``).
 3. The paper's own names that are datasets or benchmarks (``VPD-100K`` defined as "Visual
    Privacy Dataset", ``Copyright-Bench``).
 
@@ -71,7 +74,8 @@ _DATASET_WORD_RE = re.compile(r"(?:dataset|benchmark|corpus|bench)", re.I)
 _BEFORE_RE = re.compile(r"(?:\bon|\bin|\bfrom|\busing|\bwith)\s+(?:the\s+)?$", re.I)
 _NAME_TOKEN = r"[A-Z][\w\-.+]*[\w+]|[A-Z]"
 _PATTERN_RE = re.compile(
-    rf"(?<![\w-])((?:{_NAME_TOKEN})(?:\s+(?:{_NAME_TOKEN}))?)\s+(?:dataset|datasets|benchmark|corpus|data\s+set)\b"
+    rf"(?<![\w-])((?:{_NAME_TOKEN})(?:\s+(?:{_NAME_TOKEN}))?)\s+"
+    r"(?:dataset|datasets|benchmark|corpus|data\s+set|leaderboard|shared\s+task)\b"
 )
 _BENCH_TOKEN_RE = re.compile(r"(?<![\w-])([A-Za-z][\w\-]*(?:Bench(?:mark)?|-bench))(?![\w-])")
 _SLASH_RE = re.compile(r"(?<![\w-])([A-Za-z][\w]*-)(\d+)((?:/\d+)+)(?![\w])")
@@ -89,6 +93,7 @@ _OWN_APPOSITIVE_RE = re.compile(
 _RESULT_ON_RE = re.compile(r"(?<=\s)on\s+(?:the\s+)?([A-Z][\w\-.+×]*[\w+]|[a-z]+[A-Z][\w\-.+]*[\w+])")
 _RESULT_LEAD_RE = re.compile(
     r"(?:\d%|\d|@\d+|\bscores?|\baccuracy|\bperformance|\bresults?|\bSOTA|\bstate-of-the-art"
+    r"|\b(?:mAP|mIoU|AUROC|AUC|BLEU|ROUGE(?:-\w+)?|FID|PSNR|SSIM|F1|IoU)"
     r"|\b[Ee]xperiments|\b[Ee]valuations?|\bevaluated|\btested|\bvalidated)\s+$"
 )
 _FROM_TO_RE = re.compile(r"(?<=\s)from\s+[\d.]+\s?%?\s+to\s+[\d.]+")
@@ -205,13 +210,19 @@ def _list_neighbours(clean: str, start: int, end: int) -> list[tuple[str, int, i
 # "four benchmarks: A (X), B, and C" / "datasets such as A and B": a list that a plural head noun
 # introduces names datasets, whatever the gazetteer knows.
 _INTRO_LIST_RE = re.compile(
-    r"\b(?:benchmarks|datasets|corpora)\s*(?::|\(e\.g\.,?|,?\s+(?:such\s+as|including|e\.g\.,?))\s+"
+    r"\b(?:benchmarks|datasets?|corpora)\s*(?::|\((?:e\.g|i\.e)\.,?|,?\s+(?:such\s+as|including|(?:e\.g|i\.e)\.,?))\s+"
 )
 _LIST_ITEM_RE = re.compile(
     r"((?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])(?:\s+(?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])){0,3})"
     r"(?:\s+\(([A-Z0-9][\w\-]{1,15})\))?"
 )
 _ITEM_SEP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)")
+#: A modifier before a listed name: "safety-focused WildGuardTest", "the reasoning-specific GSM8k".
+_ITEM_MODIFIER_RE = re.compile(r"(?:the\s+)?(?:[a-z]+-[a-z]+\s+)?")
+#: A listed name of a capitalised word and a lower-case one that ends its item: "Oxford flowers, …".
+_ITEM_PLAIN_RE = re.compile(r"([A-Z][a-z]+\s[a-z]{3,})(?=,|\s+(?:and|or)\s)")
+#: A compound of capitalised parts: "Needle-In-A-Haystack", "Celeb-A".
+_CAPS_COMPOUND_RE = re.compile(r"[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+")
 
 
 def _introduced_list(clean: str) -> list[tuple[str, int, int, bool]]:
@@ -220,23 +231,29 @@ def _introduced_list(clean: str) -> list[tuple[str, int, int, bool]]:
     for intro in _INTRO_LIST_RE.finditer(clean):
         pos = intro.end()
         while True:
-            item = _LIST_ITEM_RE.match(clean, pos)
+            pos = _ITEM_MODIFIER_RE.match(clean, pos).end()
+            plain = _ITEM_PLAIN_RE.match(clean, pos)
+            item = plain or _LIST_ITEM_RE.match(clean, pos)
             if not item:
                 break
             name, s = item.group(1), item.start(1)
-            if item.group(2):  # "Traveling Salesperson Problem (TSP)": the short form is the name
+            if not plain and item.group(
+                2
+            ):  # "Traveling Salesperson Problem (TSP)": the short form is the name
                 name, s = item.group(2), item.start(2)
             # One plain capitalised word ("For", "Oxford") or a number with a unit ("26.95dB") is
-            # not a name; coined tokens ("MUSIC", "3SAT", "ETTh1") and multi-word names are.
+            # not a name; coined tokens ("MUSIC", "3SAT", "ETTh1"), compounds of capitalised parts
+            # ("Celeb-A") and multi-word names are.
             single_ok = " " in name or (
                 (
                     is_coined(name)
+                    or _CAPS_COMPOUND_RE.fullmatch(name) is not None
                     or re.fullmatch(r"[A-Za-z]+\d+[A-Za-z\d]*|\d[A-Z][A-Za-z\d]+", name) is not None
                 )
                 and "." not in name
             )
             if single_ok and not is_generic(name) and name.split()[0] not in _NON_NAMES:
-                out.append((name, s, s + len(name), bool(item.group(2))))
+                out.append((name, s, s + len(name), not plain and bool(item.group(2))))
             sep = _ITEM_SEP_RE.match(clean, item.end())
             if not sep:
                 break
@@ -326,7 +343,7 @@ def extract_datasets(
             continue
         add(name, start, start + len(name), "pattern")
 
-    if "benchmarks" in clean or "datasets" in clean:
+    if "benchmarks" in clean or "dataset" in clean or "corpora" in clean:
         for name, s, e, is_definition in _introduced_list(clean):
             if is_definition or fold(name) not in defined or fold(name) in own_keys:
                 add(name, s, e, "list")

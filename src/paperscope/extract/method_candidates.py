@@ -44,6 +44,7 @@ _SIZE_RE = re.compile(r"-(?:v?\d+(?:\.\d+)?[A-Za-z]?|\d+[KMBkmb]|[SMLBH]|XL|Base
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)?[a-z]?|\+\+|XL|Pro|Plus|Lite|Zero|Max|Mini")
 #: A version number right after a name: " 2", " 3.1", " 1124" (not "3.5%", "1,000", "2x").
 _NUMBER_AFTER_RE = re.compile(r" (\d{1,4}(?:\.\d{1,2})?)(?![\w%²³⁴]|[.,]\d)")
+_NUMBER_RE = re.compile(r"[\d.,]+")
 _SENT_START_RE = re.compile(r"(?:^|[.!?:;][\"')\]]?\s+)[\"'(\[]?$")
 
 
@@ -200,6 +201,8 @@ def candidates(clean: str, rule_names: list[tuple[str, int, int, list[str], str 
         (a, at), (b, bt) = tokens[i], tokens[i + 1]
         if bt != at + len(a) + 1 or clean[bt - 1] != " ":
             continue  # "60M–1B": a range, not a two-token name
+        if _NUMBER_RE.fullmatch(a):
+            continue  # "1.5 dB", "300 K": a measurement, not a name
         if not (kinds[i] == "token" or kinds[i + 1] == "token"):
             if kinds[i] == kinds[i + 1] == "capword":
                 add(f"{a} {b}", at, bt + len(b), "bigram")  # "Stable Diffusion", "Dolmino Mix"
