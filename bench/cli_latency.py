@@ -15,6 +15,11 @@ a Chinese query, ``show`` and ``related`` of a fixed paper, and BM25 search for 
 - in-process: the same operation through the Python API (``Library.search``, ``.get`` and
   ``.marks``, ``.related``; ``--help`` through click's ``CliRunner``), warm: the median of
   ``--runs`` calls after one;
+- beside the bm25s peer (``bench/_bm25s_peer.py``, on by default for ``small`` and ``iclr``): the
+  median of ``--runs`` fresh processes of a bm25s script that loads its memory-mapped index of the
+  same papers and searches the same query (the Chinese one for the Chinese row), the ratio, and
+  issue 29's targets (hybrid <= 1.2x the peer, Chinese <= 1.5x, ``show`` <= 0.25 s, ``--help``
+  <= 0.1 s);
 - their ratio, and the target of issue 11 (idle 2-core machine: ``--help`` 0.3 s, hybrid
   search, ``show`` and ``related`` 0.6 s, Chinese query 1.0 s on ICLR 2026; hybrid search
   1.5 s at 100k).
@@ -84,6 +89,12 @@ TARGETS_S = {
     "iclr": {"help": 0.3, "hybrid": 0.6, "chinese": 1.0, "show": 0.6, "related": 0.6},
     "100k": {"hybrid": 1.5},
 }
+#: Issue 29's targets on the ICLR library: seconds, or a multiple of the bm25s peer's process
+#: (the same query, median of the same number of fresh processes, measured in the same run).
+PEER_TARGETS = {"help": (0.1, None), "show": (0.25, None), "hybrid": (None, 1.2), "chinese": (None, 1.5)}
+#: The peer script (bench/_bm25s_peer.py) and which of its queries each command is set beside.
+PEER = Path(__file__).with_name("_bm25s_peer.py")
+PEER_QUERY = {"chinese": CHINESE_QUERY}
 #: Warm in-process hybrid latency at 97,939 papers before issue 11 (README, bench/search.py).
 EARLIER_WARM_MS = {"p50_ms": 14.1, "p99_ms": 37.0}
 BUILD_TIMEOUT_S = 3600
@@ -155,7 +166,10 @@ class BuiltLibrary:
 
 def _env(embedder: str) -> dict[str, str]:
     """Return the environment of the timed processes: the bench's, with the chosen embedder."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PAPERSCOPE_DB", "PAPERSCOPE_EMBEDDER")}
+    # PYTHONDONTWRITEBYTECODE left out: an installed package has its bytecode (pip compiles it),
+    # and main() compiles a source checkout's, so no timed process compiles source.
+    dropped = ("PAPERSCOPE_DB", "PAPERSCOPE_EMBEDDER", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     if embedder != "minilm":  # the default: leave it unset, so the default path is measured
         env["PAPERSCOPE_EMBEDDER"] = embedder
     return env
@@ -305,11 +319,40 @@ def _run_cold(argv: list[str], env: dict[str, str]) -> float:
     return elapsed_s
 
 
-def time_library(lib: BuiltLibrary, runs: int, n_queries: int) -> dict[str, Any]:
-    """Time every command of ``lib`` cold (fresh processes) and warm (in-process)."""
+def peer_index(lib: BuiltLibrary) -> Path:
+    """Build (or reuse) the bm25s peer's index of ``lib``'s papers; return its folder."""
+    folder = lib.db.with_name(lib.db.stem + ".bm25s")
+    stamp = folder / "built_from"
+    key = f"{lib.db.stat().st_size} {lib.db.stat().st_mtime_ns}"
+    if not (stamp.is_file() and stamp.read_text() == key):
+        subprocess.run(
+            [sys.executable, str(PEER), "build", str(lib.db), str(folder)], check=True, timeout=3600
+        )
+        stamp.write_text(key)
+    return folder
+
+
+def time_peer(lib: BuiltLibrary, runs: int) -> dict[str, list[float]]:
+    """Cold seconds of the bm25s peer's process per query (English, Chinese): one untimed run, then ``runs``."""
+    folder = peer_index(lib)
+    out: dict[str, list[float]] = {}
+    for query in (ENGLISH_QUERY, CHINESE_QUERY):
+        argv = [sys.executable, str(PEER), "query", str(folder), query]
+        _run_cold(argv, dict(os.environ))
+        out[query] = [_run_cold(argv, dict(os.environ)) for _ in range(runs)]
+    return out
+
+
+def time_library(lib: BuiltLibrary, runs: int, n_queries: int, peer: bool = False) -> dict[str, Any]:
+    """Time every command of ``lib`` cold (fresh processes) and warm (in-process).
+
+    With ``peer``, the bm25s peer's process is timed first, in the same run (the load average is
+    printed before and after the library).
+    """
     env = _env(lib.embedder)
     commands = [c for c in COMMANDS if c.name in lib.commands]
     rows: dict[str, dict[str, Any]] = {}
+    peer_s = time_peer(lib, runs) if peer else {}
     for command in commands:
         argv = _argv(command, lib)
         first_s = _run_cold(argv, env)  # untimed: fills the OS file cache and the index caches
@@ -350,7 +393,23 @@ def time_library(lib: BuiltLibrary, runs: int, n_queries: int) -> dict[str, Any]
         row["ratio"] = row["cold_median_s"] * 1000 / max(row["in_process_median_ms"], 1e-6)
         row["target_s"] = targets.get(name)
         row["ok"] = None if row["target_s"] is None else row["cold_median_s"] <= row["target_s"]
-    return {"commands": rows, "warm_hybrid": latency}
+        if peer_s:
+            query = PEER_QUERY.get(name, ENGLISH_QUERY)
+            row["peer_cold_s"] = peer_s[query]
+            row["peer_median_s"] = statistics.median(peer_s[query])
+            row["vs_peer"] = row["cold_median_s"] / row["peer_median_s"]
+            seconds, multiple = PEER_TARGETS.get(name, (None, None))
+            row["peer_target"] = (
+                f"<= {seconds:g} s" if seconds is not None else f"<= {multiple:g}x" if multiple else ""
+            )
+            row["peer_ok"] = (
+                None
+                if seconds is None and multiple is None
+                else row["cold_median_s"] <= seconds
+                if seconds is not None
+                else row["vs_peer"] <= multiple
+            )
+    return {"commands": rows, "warm_hybrid": latency, "peer": bool(peer_s)}
 
 
 def _format_build(lib: BuiltLibrary) -> str:
@@ -402,6 +461,18 @@ def print_table(lib: BuiltLibrary, result: dict[str, Any], runs: int) -> None:
             )
         )
     print(f"  cold: {runs} fresh processes after one untimed run; in-process: warm, median of {runs}")
+    if result.get("peer"):
+        print(
+            "\n  beside the bm25s peer (bench/_bm25s_peer.py: a fresh process loads its mmap'd index and"
+            " searches the same query; issue 29's targets)"
+        )
+        print(f"  {'command':32}  {'bm25s s':>8}  {'paperscope s':>12}  {'ratio':>6}  {'target':>8}  ok?")
+        for row in result["commands"].values():
+            ok = "" if row["peer_ok"] is None else ("yes" if row["peer_ok"] else "NO")
+            print(
+                f"  {row['label']:32}  {row['peer_median_s']:8.3f}  {row['cold_median_s']:12.3f}"
+                f"  {row['vs_peer']:5.2f}x  {row['peer_target']:>8}  {ok}"
+            )
     warm = result["warm_hybrid"]
     if warm:
         print(
@@ -446,6 +517,9 @@ def main() -> None:
         "--embedder", default="minilm", help="embedder of the libraries (fake: a quick check)"
     )
     parser.add_argument("--rebuild", action="store_true", help="build the cached libraries again")
+    parser.add_argument(
+        "--no-peer", action="store_true", help="leave out the bm25s peer (on by default for the ICLR library)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # figures and stderr notes in order
@@ -460,6 +534,13 @@ def main() -> None:
             f"no console script at {PAPERSCOPE}: run the bench with the venv's python (pip install -e .)"
         )
 
+    import compileall
+
+    import paperscope
+
+    # As `pip install` does: bytecode for every module, so no timed process compiles source
+    # (with PYTHONDONTWRITEBYTECODE set, a checkout would compile ~100 modules on every run).
+    compileall.compile_dir(str(Path(paperscope.__file__).parent), quiet=1)
     load_start = _load()
     report: dict[str, Any] = {
         "paperscope_version": __version__,
@@ -486,7 +567,9 @@ def main() -> None:
             if iclr is None:
                 iclr = build_ingested("iclr", ICLR_DIR, args.embedder, rebuild=False)
             lib = build_synthetic(n, iclr, args.rebuild)
-        result = time_library(lib, args.runs, args.queries)
+        result = time_library(
+            lib, args.runs, args.queries, peer=not args.no_peer and size in ("small", "iclr")
+        )
         print_table(lib, result, args.runs)
         load_now = _load()
         print(f"  load average {' '.join(map(str, load_now))} after this library")

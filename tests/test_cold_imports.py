@@ -129,3 +129,14 @@ def test_showing_listing_and_marking_import_no_numpy(
     modules = _modules_after(tmp_path, "--db", str(db), *(a.format(id=paper_id) for a in command))
     assert "paperscope.store.vectors" in modules  # the library facade's store modules are there
     assert "numpy" not in modules
+
+
+def test_the_console_script_starts_only_a_search_query_side_early():
+    from paperscope._entry import wants_query_model
+
+    assert wants_query_model(["--db", "x.db", "search", "graph neural networks"]) == (True, False)
+    assert wants_query_model(["search", "扩散模型", "--limit", "5"]) == (True, True)
+    assert wants_query_model(["search", "--mode", "bm25", "扩散模型"]) == (False, True)
+    assert wants_query_model(["search", "--mode=bm25", "pruning"]) == (False, False)
+    assert wants_query_model(["show", "abc123"]) == (False, False)
+    assert wants_query_model(["search", "--help"]) == (False, False)

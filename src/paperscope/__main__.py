@@ -1,5 +1,5 @@
 """Run the CLI as ``python -m paperscope``."""
 
-from .cli import cli
+from ._entry import main
 
-cli()
+main()

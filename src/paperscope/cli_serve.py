@@ -40,17 +40,33 @@ def register(
         " resolves to any address outside 127.0.0.0/8 and ::1).",
     )
     @click.option(
+        "--workers",
+        default=1,
+        show_default=True,
+        type=click.IntRange(1, 64),
+        help="Worker processes answering requests over the one library (indexes memory-mapped and"
+        " shared, ingest jobs and query vectors shared; writes serialised by SQLite).",
+    )
+    @click.option(
         "--new-token",
         is_flag=True,
         help="Print a new random token (43 characters) and exit; nothing is served.",
     )
     @click.pass_context
     def serve(
-        ctx: click.Context, host: str, port: int, get_path: str | None, token: str | None, new_token: bool
+        ctx: click.Context,
+        host: str,
+        port: int,
+        get_path: str | None,
+        token: str | None,
+        workers: int,
+        new_token: bool,
     ) -> None:
         """Serve the JSON API and the web UI (on 127.0.0.1 unless --host and --token say otherwise).
 
         Example: paperscope serve --port 8765   (or: paperscope serve --get "/api/search?q=pruning")
+
+        A lab's server: paperscope serve --workers 2 --host 0.0.0.0 --token "$(paperscope serve --new-token)"
         """
         from .web import security
 
@@ -74,7 +90,65 @@ def register(
                 f"--host {host}: refusing to serve beyond this machine without --token (or PAPERSCOPE_TOKEN)"
                 " (make one with `paperscope serve --new-token`)"
             )
-        _serve(ctx, library(ctx), host, port, get_path, token, loopback)
+        lib = library(ctx)
+        if workers > 1 and get_path is None:
+            if lib.store.path == ":memory:":
+                raise click.ClickException("--workers: an in-memory library cannot be shared; give --db FILE")
+            _serve_workers(lib, host, port, token, loopback, workers)
+            return
+        _serve(ctx, lib, host, port, get_path, token, loopback)
+
+
+def _serve_workers(
+    lib: Library, host: str, port: int, token: str | None, loopback: bool, workers: int
+) -> None:
+    """Run uvicorn with ``workers`` processes, each building its app in :mod:`paperscope.web.workers`."""
+    import os
+    import sys
+
+    from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES
+    from .web.workers import ENV_SETTINGS
+
+    db = str(lib.store.path)
+    lib.close()  # each worker opens its own
+    os.environ[ENV_SETTINGS] = json.dumps(
+        {
+            "db": db,
+            "token": token,
+            "allowed_hosts": sorted(LOOPBACK_HOSTS | {host}) if loopback else None,
+        }
+    )
+    click.echo(
+        f"paperscope serving {db} at {_base(host, port)}/ with {workers} worker processes"
+        " (the web app; JSON API under /api/); Ctrl-C stops",
+        err=True,
+    )
+    # The supervisor is a fresh interpreter running uvicorn's command line (exec: same process id,
+    # so Ctrl-C and a service manager's signals reach it). It imports no paperscope module, so
+    # it holds ~20 MB instead of this process's library, models and imports; the workers build
+    # their apps themselves (uvicorn spawns them).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "paperscope.web.workers:app_from_environment",
+            "--factory",
+            f"--workers={workers}",
+            f"--host={host}",
+            f"--port={port}",
+            "--log-level=warning",
+            "--timeout-graceful-shutdown=5",
+            f"--h11-max-incomplete-event-size={MAX_REQUEST_LINE_BYTES}",
+        ],
+    )
+
+
+def _base(host: str, port: int) -> str:
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
 
 
 def _serve(
@@ -108,7 +182,7 @@ def _serve(
         return
     import uvicorn
 
-    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    base = _base(host, port)
     click.echo(
         f"paperscope serving {lib.store.path} at {base}/ (the web app;"
         f" JSON API under {base}/api/, its schema at {base}/openapi.json); Ctrl-C stops",

@@ -319,7 +319,10 @@ def preload_embedder(name: str) -> threading.Thread | None:
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            get_embedder(name)
+            embedder = get_embedder(name)
+            prime = getattr(embedder, "prime_query_path", None)
+            if prime is not None:  # the first inference's set-up, off the search's critical path
+                prime()
 
     thread = threading.Thread(target=load, name=f"paperscope-load-{name}", daemon=True)
     thread.start()

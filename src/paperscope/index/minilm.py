@@ -395,7 +395,9 @@ def calibrate_openvino_model(
     try:
         with contextlib.redirect_stdout(sys.stderr):
             onnx.save(model, str(tmp / "folded.onnx"))
-            converted = openvino.convert_model(str(tmp / "folded.onnx"))
+            from openvino.tools.ovc import convert_model  # not on `openvino` after import_openvino_runtime
+
+            converted = convert_model(str(tmp / "folded.onnx"))
             quantised = nncf.quantize(
                 converted,
                 nncf.Dataset(samples, feed),
@@ -439,6 +441,30 @@ def minilm_model_id(precision: str = "int8", runtime: str = "openvino") -> str:
     if precision == "int8" and runtime == "openvino":
         return f"all-MiniLM-L6-v2/ov-int8-static/w{MAX_TOKENS}-mean"
     return f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
+
+
+def import_openvino_runtime() -> Any:
+    """Import ``openvino`` without its model-conversion API; return the module.
+
+    ``import openvino`` also imports ``openvino.tools.ovc`` (``convert_model``) and through it
+    the telemetry client, email and ssl: 70-100 ms of the ~250 ms a cold hybrid search spends
+    loading the query model, for a converter that running the shipped IR never calls. A ``None``
+    entry in ``sys.modules`` makes that import fail at once, which ``openvino/__init__.py``
+    catches (``except ImportError: pass``), as :func:`paperscope.offline.block_telemetry` does
+    for the telemetry. The entry is removed afterwards, so ``from openvino.tools.ovc import
+    convert_model`` still works later in the process (the calibration path imports it so).
+    """
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = "openvino.tools.ovc" not in sys.modules
+    if blocked:
+        sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        import openvino
+    finally:
+        if blocked and sys.modules.get("openvino.tools.ovc", 0) is None:
+            del sys.modules["openvino.tools.ovc"]
+    return openvino
 
 
 def load_tokenizer(path: Path) -> Any:
@@ -544,6 +570,7 @@ class MiniLMEmbedder:
         self.streams = streams or max(1, min(os.cpu_count() or 1, 8))
         self.tokenizer = load_tokenizer(_tokenizer_file())
         self._warmed = False
+        self._primed = False
         self._warm_lock = threading.Lock()
         self.model_id = minilm_model_id(precision, runtime)
         if runtime == "openvino":
@@ -561,7 +588,7 @@ class MiniLMEmbedder:
             graph, _, version = _model_files(_OV_INSTALL)
             texts = calibration_texts()
             ir = openvino_model_path(graph, version, texts, lambda t: self._windows(t)[0], progress=progress)
-        import openvino
+        openvino = import_openvino_runtime()
 
         self._core = core = openvino.Core()
         # OpenVINO's model cache keeps each compiled model (keyed by OpenVINO on the IR, device
@@ -645,6 +672,18 @@ class MiniLMEmbedder:
             if not self._warmed:
                 self._run([np.array([_CLS, _SEP], dtype=np.int64)])
                 self._warmed = True
+
+    def prime_query_path(self) -> None:
+        """Run one tiny query through the single-query model now (a preloading thread calls it).
+
+        OpenVINO sets an infer request up on its first ``infer`` (about 40 ms on 2 cores); a
+        fresh CLI search would otherwise pay that on its critical path, after the library and
+        its indexes are open. The result is thrown away; no vector depends on it. Only the
+        sequential query path is primed (a server's parallel path warms itself).
+        """
+        if self.runtime == "openvino" and not PARALLEL_QUERIES and not self._primed:
+            self._primed = True
+            self._run([np.array([_CLS, _SEP], dtype=np.int64)], single=True)
 
     def _run(self, batch: list[np.ndarray], single: bool = False) -> np.ndarray:
         """Return float32 (len(batch), 384): masked mean of the last hidden states, L2-normalised."""

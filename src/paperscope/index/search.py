@@ -21,6 +21,7 @@ from ..store import Store
 from ..store.lexical import TITLELESS_BODY_WEIGHT, search_fts
 from ..store.retrieval import document_frequencies
 from ..text import has_cjk
+from . import query_cache
 from .bm25 import MemoryBM25, match_expression, query_terms, scoring_terms
 from .dense import TITLELESS_COSINE_BONUS, DenseIndex
 from .embed import Embedder
@@ -89,6 +90,9 @@ def clear_query_vectors() -> None:
 def query_vector(embedder: Embedder, text: str) -> np.ndarray:
     """Return the embedder's unit vector for a query text, float32 (dim,), from the LRU when known.
 
+    After the per-process LRU, a server's workers look in the shared file of
+    :func:`paperscope.index.query_cache.share_query_vectors` before embedding.
+
     The key is ``(embedder.model_id, text)``, so two models never share a vector; the returned
     array is read-only (it is shared by every search that asks for the same text).
     """
@@ -97,7 +101,12 @@ def query_vector(embedder: Embedder, text: str) -> np.ndarray:
         if key in _query_vectors:
             _query_vectors.move_to_end(key)
             return _query_vectors[key]
-    vector = np.array(embedder.embed([text])[0], dtype=np.float32)
+    shared = query_cache.shared()
+    vector = shared.get(embedder.model_id, text) if shared is not None else None
+    if vector is None:
+        vector = np.array(embedder.embed([text])[0], dtype=np.float32)
+        if shared is not None:
+            shared.put(embedder.model_id, text, vector)
     vector.flags.writeable = False
     with _query_vectors_lock:
         _query_vectors[key] = vector

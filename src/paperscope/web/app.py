@@ -100,6 +100,7 @@ def create_app(
     max_upload_bytes: int = MAX_UPLOAD_BYTES,
     uploads_dir: str | Path | None = None,
     warm_map: bool = False,
+    shared_jobs: bool = False,
 ) -> FastAPI:
     """Return the web app serving ``library``: ``/api/...`` JSON routes and the pages.
 
@@ -117,9 +118,14 @@ def create_app(
             instances with their search indexes (:meth:`LibraryPool.warm`) and build the map's
             payload (4.4 s at 21,490 papers): both would otherwise land on the first requests
             and stall the ones around them.
+        shared_jobs: this app is one of several worker processes on the library
+            (``serve --workers N``): ingest jobs go through the uploads folder's job board, so
+            every worker sees them and they run one at a time across the workers.
     """
     pool = LibraryPool(library, size=pool_size)
-    jobs = IngestJobs(pool, Path(uploads_dir) if uploads_dir else uploads_dir_for(pool.db_path))
+    jobs = IngestJobs(
+        pool, Path(uploads_dir) if uploads_dir else uploads_dir_for(pool.db_path), shared=shared_jobs
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

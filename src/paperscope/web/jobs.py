@@ -7,7 +7,11 @@ views and marks keep running on the pooled instances meanwhile and see the new p
 as the job's transactions commit (their caches are keyed on the library's fingerprints). A
 ``:memory:`` library has only one instance: its job checks it out, and requests wait for it.
 
-Job state lives in memory (a restarted server forgets its jobs; the papers stay stored).
+Job state lives in memory (a restarted server forgets its jobs; the papers stay stored). A
+server of several worker processes (``serve --workers N``) also writes each job's snapshot to a
+:class:`~paperscope.web.job_board.JobBoard` in the uploads folder, so any worker answers for any
+job, the queue limit counts every worker's jobs, and a lock file there keeps one job running at a
+time across the workers.
 
 Retention: an uploaded file is deleted as soon as its job ends, done or failed (or is dropped
 from the queue when the server stops), unless the upload asked to keep it (``keep=true``), in
@@ -21,6 +25,7 @@ import contextlib
 import os
 import queue
 import re
+import sqlite3
 import threading
 import time
 import uuid
@@ -34,6 +39,7 @@ from ..errors import InputError, ModelUnavailable, NotFound, PaperscopeError
 from ..library import Library
 from ..models import IngestReport
 from ..progress import observe
+from .job_board import JobBoard
 from .pool import LibraryPool
 
 __all__ = [
@@ -61,6 +67,8 @@ _NAME_CHARS = re.compile(r"[^\w.\- ]+")
 #: after the last slash or backslash.
 NAME_PATTERN = r"[A-Za-z0-9][^/\\]*$"
 _MAX_NAME_CHARS = 120
+#: Seconds between two board writes of one job's progress (phase changes are written at once).
+BOARD_PROGRESS_INTERVAL_S = 0.25
 
 
 class QueueFull(PaperscopeError):
@@ -128,6 +136,8 @@ class IngestJob:
     keep: bool = False
     started_at: float | None = None
     finished_at: float | None = None
+    #: Unix time of the upload (orders jobs across the workers of one server).
+    created: float = field(default_factory=JobBoard.now)
     #: Held while the worker changes the job and while a snapshot reads it (shared with IngestJobs).
     lock: Any = field(default_factory=threading.Lock, repr=False)
 
@@ -143,11 +153,15 @@ class IngestJobs:
     Args:
         pool: the app's library pool (a job opens its own instance, or checks out the only one).
         uploads_dir: where uploads are stored (created on first use).
+        shared: this app is one of several worker processes on the library: jobs are written to
+            the uploads folder's :class:`JobBoard` and run one at a time across the workers.
     """
 
-    def __init__(self, pool: LibraryPool, uploads_dir: Path):
+    def __init__(self, pool: LibraryPool, uploads_dir: Path, shared: bool = False):
         self.pool = pool
         self.uploads_dir = uploads_dir
+        self.board = JobBoard(uploads_dir) if shared else None
+        self._published: dict[str, tuple[float, str | None]] = {}
         self._jobs: dict[str, IngestJob] = {}
         self._order: list[str] = []
         self._queue: queue.Queue[IngestJob | None] = queue.Queue()
@@ -197,7 +211,10 @@ class IngestJobs:
         with self._lock:
             if self._closed:
                 raise QueueFull("the server is shutting down; upload again after it restarts")
-            waiting = sum(1 for j in self._jobs.values() if j.state == "queued")
+            if self.board is not None:
+                waiting = self.board.count_live(("queued",))
+            else:
+                waiting = sum(1 for j in self._jobs.values() if j.state == "queued")
             if waiting >= MAX_QUEUED_JOBS:
                 raise QueueFull(
                     f"{waiting} uploads are already waiting to be ingested; upload again when one is done"
@@ -208,6 +225,7 @@ class IngestJobs:
             self._jobs[job.job_id] = job
             self._order.append(job.job_id)
             self._forget_old()
+            self._publish(job)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="paperscope-ingest", daemon=True)
                 self._thread.start()
@@ -223,29 +241,54 @@ class IngestJobs:
         with self._lock:
             job = self._jobs.get(job_id)
             if job is None:
-                raise NotFound(f"no ingest job {job_id!r} (jobs are forgotten when the server restarts)")
-            ahead = 0
-            if job.state == "queued":
-                ahead = sum(
-                    1
-                    for other in self._order[: self._order.index(job_id)]
-                    if self._jobs[other].state in ("queued", "running")
-                )
-            now = job.finished_at or time.perf_counter()
-            return {
-                "job_id": job.job_id,
-                "name": job.name,
-                "state": job.state,
-                "phase": job.phase,
-                "done": job.done,
-                "total": job.total,
-                "report": job.report,
-                "new_paper_ids": list(job.new_paper_ids),
-                "error": job.error,
-                "keep": job.keep,
-                "queued_ahead": ahead,
-                "elapsed_s": round(now - job.started_at, 3) if job.started_at is not None else None,
-            }
+                shared = self.board.get(job_id) if self.board is not None else None
+                if shared is None:
+                    raise NotFound(f"no ingest job {job_id!r} (jobs are forgotten when the server restarts)")
+                return shared
+            return self._snapshot(job)
+
+    def _snapshot(self, job: IngestJob) -> dict[str, Any]:
+        """The job as the API shows it (the caller holds ``self._lock``)."""
+        ahead = 0
+        if job.state == "queued" and self.board is not None:
+            ahead = self.board.count_live(("queued", "running"), before=job.created)
+        elif job.state == "queued":
+            ahead = sum(
+                1
+                for other in self._order[: self._order.index(job.job_id)]
+                if self._jobs[other].state in ("queued", "running")
+            )
+        now = job.finished_at or time.perf_counter()
+        return {
+            "job_id": job.job_id,
+            "name": job.name,
+            "state": job.state,
+            "phase": job.phase,
+            "done": job.done,
+            "total": job.total,
+            "report": job.report,
+            "new_paper_ids": list(job.new_paper_ids),
+            "error": job.error,
+            "keep": job.keep,
+            "queued_ahead": ahead,
+            "elapsed_s": round(now - job.started_at, 3) if job.started_at is not None else None,
+        }
+
+    def _publish(self, job: IngestJob, progress: bool = False) -> None:
+        """Write the job's snapshot to the board (if any); ``progress`` writes are throttled.
+
+        The caller holds ``self._lock``. A failed write (a locked or deleted board) is skipped:
+        the next change writes again, and the worker that holds the job answers from memory.
+        """
+        if self.board is None:
+            return
+        now = time.monotonic()
+        last, phase = self._published.get(job.job_id, (0.0, None))
+        if progress and phase == job.phase and now - last < BOARD_PROGRESS_INTERVAL_S:
+            return
+        self._published[job.job_id] = (now, job.phase)
+        with contextlib.suppress(sqlite3.Error):
+            self.board.put(self._snapshot(job), job.created)
 
     def wait(self, job_id: str, timeout_s: float = 60.0) -> dict[str, Any]:
         """Return the job once it is done or failed (for tests and scripts), polling every 20 ms.
@@ -276,6 +319,7 @@ class IngestJobs:
                 if job.state == "queued":
                     job.state, job.error = "failed", "the server stopped before this upload was ingested"
                     self._discard_upload(job)
+                    self._publish(job)
         self._queue.put(None)
         if thread is not None:
             thread.join(timeout_s)
@@ -285,6 +329,10 @@ class IngestJobs:
         for job_id in finished[: max(0, len(finished) - KEPT_JOBS)]:
             self._order.remove(job_id)
             del self._jobs[job_id]
+            self._published.pop(job_id, None)
+        if self.board is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.board.forget(KEPT_JOBS)
 
     # -- the worker -------------------------------------------------------------------------
     def _work(self) -> None:
@@ -294,24 +342,42 @@ class IngestJobs:
                 return
             if job.state != "queued":
                 continue
-            with self._lock:
-                job.state, job.started_at = "running", time.perf_counter()
+            with self._one_at_a_time():
+                self._work_on(job)
+
+    @contextlib.contextmanager
+    def _one_at_a_time(self) -> Iterator[None]:
+        """Across the workers of a shared server, hold the uploads folder's ingest lock."""
+        if self.board is None:
+            yield
+            return
+        from filelock import FileLock
+
+        with FileLock(self.uploads_dir / ".ingest.lock"):
+            yield
+
+    def _work_on(self, job: IngestJob) -> None:
+        with self._lock:
+            job.state, job.started_at = "running", time.perf_counter()
+            self._publish(job)
+        try:
             try:
-                try:
-                    with self._library() as library:
-                        self._run(job, library)
-                finally:  # before the state says the job ended: a client never sees it otherwise
-                    self._discard_upload(job)
-            except Exception as exc:  # reported in the job's error; the worker goes on
-                with self._lock:
-                    job.state, job.error = "failed", self._scrub(job, f"{type(exc).__name__}: {exc}")
-                    if isinstance(exc, PaperscopeError):
-                        job.error = self._scrub(job, str(exc))
-            else:
-                with self._lock:
-                    job.state = "done"
-            finally:
+                with self._library() as library:
+                    self._run(job, library)
+            finally:  # before the state says the job ended: a client never sees it otherwise
+                self._discard_upload(job)
+        except Exception as exc:  # reported in the job's error; the worker goes on
+            with self._lock:
+                job.state, job.error = "failed", self._scrub(job, f"{type(exc).__name__}: {exc}")
+                if isinstance(exc, PaperscopeError):
+                    job.error = self._scrub(job, str(exc))
+        else:
+            with self._lock:
+                job.state = "done"
+        finally:
+            with self._lock:
                 job.finished_at = time.perf_counter()
+                self._publish(job)
 
     @staticmethod
     def _discard_upload(job: IngestJob) -> None:
@@ -340,6 +406,8 @@ class IngestJobs:
             phase = _PHASES.get((desc, unit))
             if phase is not None:
                 job.set_phase(phase, done, total)
+                with self._lock:
+                    self._publish(job, progress=True)
 
         job.set_phase("read", 0, None)
         with observe(seen):

@@ -1,0 +1,57 @@
+"""The ``paperscope`` console script: start a search's slow loads before the CLI is even imported.
+
+A fresh ``paperscope search`` waits on two loads that do not depend on the library: the query
+model (importing OpenVINO and compiling the model from its cache, ~0.25 s, much of it outside
+the GIL) and, for a Chinese query, the word segmenter (rjieba builds its dictionary at import,
+~0.15 s). :func:`main` reads the command line before importing click and the CLI (~50 ms):
+when it names ``search`` (not ``--mode bm25``), the model starts loading on a daemon thread
+at once, and the segmenter too when the line holds Chinese characters. The CLI then runs
+as always and finds them loaded or loading (:func:`paperscope.index.embed.preload_embedder`
+is idempotent). A guess that is wrong (a tag named "search") costs a background load, never a
+different result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+__all__ = ["main", "wants_query_model"]
+
+_CJK = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+
+
+def wants_query_model(argv: list[str]) -> tuple[bool, bool]:
+    """(load the query model, load the Chinese segmenter) for a command line (``sys.argv[1:]``)."""
+    if "search" not in argv or "--help" in argv:
+        return False, False
+    after = argv[argv.index("search") + 1 :]
+    bm25 = any(a in ("--mode=bm25",) for a in after) or any(
+        a == "--mode" and b == "bm25" for a, b in zip(after, after[1:], strict=False)
+    )
+    chinese = any(lo <= ord(ch) <= hi for arg in after for ch in arg for lo, hi in _CJK)
+    return not bm25, chinese
+
+
+def _load_query_side(model: bool, chinese: bool) -> None:
+    from .index.embed import DEFAULT_EMBEDDER, preload_embedder
+
+    if model:
+        thread = preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER)
+        if thread is not None:
+            thread.join()  # the segmenter next: both imports hold the GIL, one after the other
+    if chinese:
+        from .text import _jieba
+
+        _jieba()
+
+
+def main() -> None:
+    """Run the CLI (``paperscope.cli.cli``), having started the search's query-side loads."""
+    model, chinese = wants_query_model(sys.argv[1:])
+    if model or chinese:
+        threading.Thread(target=_load_query_side, args=(model, chinese), daemon=True).start()
+    from .cli import cli
+
+    cli()
