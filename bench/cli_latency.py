@@ -332,31 +332,36 @@ def peer_index(lib: BuiltLibrary) -> Path:
     return folder
 
 
-def time_peer(lib: BuiltLibrary, runs: int) -> dict[str, list[float]]:
-    """Cold seconds of the bm25s peer's process per query (English, Chinese): one untimed run, then ``runs``."""
-    folder = peer_index(lib)
-    out: dict[str, list[float]] = {}
-    for query in (ENGLISH_QUERY, CHINESE_QUERY):
-        argv = [sys.executable, str(PEER), "query", str(folder), query]
-        _run_cold(argv, dict(os.environ))
-        out[query] = [_run_cold(argv, dict(os.environ)) for _ in range(runs)]
-    return out
+def peer_argv(folder: Path, query: str) -> list[str]:
+    """The bm25s peer's command line for one query."""
+    return [sys.executable, str(PEER), "query", str(folder), query]
 
 
 def time_library(lib: BuiltLibrary, runs: int, n_queries: int, peer: bool = False) -> dict[str, Any]:
     """Time every command of ``lib`` cold (fresh processes) and warm (in-process).
 
-    With ``peer``, the bm25s peer's process is timed first, in the same run (the load average is
-    printed before and after the library).
+    With ``peer``, each timed paperscope process is followed by one bm25s peer process of the
+    same query (interleaved, so both see the same load and caches; timed back to back in
+    blocks instead, the two came out up to 30% apart on the same machine).
     """
     env = _env(lib.embedder)
     commands = [c for c in COMMANDS if c.name in lib.commands]
     rows: dict[str, dict[str, Any]] = {}
-    peer_s = time_peer(lib, runs) if peer else {}
+    folder = peer_index(lib) if peer else None
+    peer_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    peer_s: dict[str, list[float]] = {}
     for command in commands:
         argv = _argv(command, lib)
         first_s = _run_cold(argv, env)  # untimed: fills the OS file cache and the index caches
-        cold = [_run_cold(argv, env) for _ in range(runs)]
+        cold = []
+        if folder is not None:
+            peer_cmd = peer_argv(folder, PEER_QUERY.get(command.name, ENGLISH_QUERY))
+            _run_cold(peer_cmd, peer_env)
+            peer_s[command.name] = []
+        for _ in range(runs):
+            cold.append(_run_cold(argv, env))
+            if folder is not None:
+                peer_s[command.name].append(_run_cold(peer_cmd, peer_env))
         rows[command.name] = {
             "label": command.label,
             "argv": argv[1:],
@@ -394,9 +399,8 @@ def time_library(lib: BuiltLibrary, runs: int, n_queries: int, peer: bool = Fals
         row["target_s"] = targets.get(name)
         row["ok"] = None if row["target_s"] is None else row["cold_median_s"] <= row["target_s"]
         if peer_s:
-            query = PEER_QUERY.get(name, ENGLISH_QUERY)
-            row["peer_cold_s"] = peer_s[query]
-            row["peer_median_s"] = statistics.median(peer_s[query])
+            row["peer_cold_s"] = peer_s[name]
+            row["peer_median_s"] = statistics.median(peer_s[name])
             row["vs_peer"] = row["cold_median_s"] / row["peer_median_s"]
             seconds, multiple = PEER_TARGETS.get(name, (None, None))
             row["peer_target"] = (
@@ -464,7 +468,7 @@ def print_table(lib: BuiltLibrary, result: dict[str, Any], runs: int) -> None:
     if result.get("peer"):
         print(
             "\n  beside the bm25s peer (bench/_bm25s_peer.py: a fresh process loads its mmap'd index and"
-            " searches the same query; issue 29's targets)"
+            " searches the same query, run after each paperscope process; issue 29's targets)"
         )
         print(f"  {'command':32}  {'bm25s s':>8}  {'paperscope s':>12}  {'ratio':>6}  {'target':>8}  ok?")
         for row in result["commands"].values():

@@ -21,6 +21,7 @@ import pytest
 from browser_helpers import offline_browser, screenshot, serve, text_problems
 
 from paperscope import Library
+from paperscope.confidence import shown_card
 from paperscope.web import present
 
 pytestmark = pytest.mark.browser
@@ -118,7 +119,8 @@ def test_research_flow_in_the_browser(flow_library: Library, tmp_path: Path) -> 
         _wait_ok(page, log, "paper page")
         assert urlsplit(page.url).path == f"/paper/{paper_id}"
         paper = lib.get(paper_id)
-        card = paper.card.to_dict()
+        whole = paper.card.to_dict()
+        card = shown_card(whole)  # the page shows the confident items only (issue 27)
         assert page.inner_text("h1#paper-title").strip() == paper.display_label  # "[Label] …"
 
         # 4. Every card field reads as text, as stored.
@@ -131,6 +133,8 @@ def test_research_flow_in_the_browser(flow_library: Library, tmp_path: Path) -> 
         if card.get("methods"):
             shown = _values(page, "methods")
             assert [s.split(" (")[0] for s in shown] == _unique([m["name"] for m in card["methods"]])
+        hidden = {m["name"] for m in whole.get("methods", [])} - {m["name"] for m in card["methods"]}
+        assert not hidden & {s.split(" (")[0] for s in _values(page, "methods")}
         if card.get("contribution_types"):
             assert len(_values(page, "contribution")) == len(
                 _unique([c["type"] for c in card["contribution_types"]])

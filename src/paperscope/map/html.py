@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from .. import strict_json
+from ..confidence import shown_card
 from ..errors import InputError, NotFound
 from ..models import Paper, Topic, claim_text
 from ..text import readable
@@ -112,7 +113,8 @@ def map_payload(
     venue_names, venue_cat = _categories(
         [" ".join(str(v) for v in (p.venue, p.year) if v) or None for p in rows]
     )
-    cards = [p.card.to_dict() if p.card else {} for p in rows]
+    # Only the confident items, as on the paper page (issue 27).
+    cards = [shown_card(p.card.to_dict()) if p.card else {} for p in rows]
     cards = [{k: v for k, v in c.items() if v and k not in _CARD_DROP} for c in cards]
     for card in cards:  # each claim as the paper page writes it: one formatter, in Python
         card["claims"] = [
