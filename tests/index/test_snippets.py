@@ -74,3 +74,17 @@ def test_a_pasted_paragraph_marks_its_informative_words_not_function_words():
         assert word in marked
     words, _ = explain_hit(marked, None, "They do not distil; robust models are under attack.")
     assert words == ["robust", "distil", "attack"]
+
+
+def test_a_full_stem_cache_is_replaced_and_answers_stay_the_same(monkeypatch):
+    # The server keeps stems between searches; a cache past its size starts over, never half-empty.
+    from paperscope.index import snippets
+
+    terms = query_terms("attention quantisation memory")
+    before = explain_hit(terms, "Quantised attention", TEXT)
+    monkeypatch.setattr(snippets, "_STEM_CACHE_MAX", 5)
+    monkeypatch.setattr(snippets, "_STEMS", {"attention": "wrong"})
+    old = snippets._STEMS
+    assert explain_hit(terms, "Quantised attention", TEXT) == before
+    assert snippets._STEMS is not old and old == {"attention": "wrong"}  # replaced, not cleared
+    assert before[0] == ["attention", "quantised", "quantisation", "memory"]

@@ -22,6 +22,39 @@ def _words(text: str) -> list[str]:
     return list(dict.fromkeys(_WORD_RE.findall(fold(text))))
 
 
+#: Papers whose sentences and words are kept between searches (:func:`_sentences`): a server
+#: answers the same popular papers again and again; 4,096 abstracts are about 20 MB.
+_TEXT_CACHE = 4096
+#: Words whose stem is kept (:func:`_stems`); the cache is emptied when it grows past this.
+_STEM_CACHE_MAX = 200_000
+_STEMS: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _sentences(title: str, text: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """Return ``(sentences, each sentence's distinct words, every distinct word)`` of one paper."""
+    sentences = tuple(s.strip() for s in _SENTENCE_RE.split(text) if s.strip())
+    per_sentence = tuple(tuple(_words(s)) for s in sentences)
+    words = tuple(dict.fromkeys(_words(title) + [w for ws in per_sentence for w in ws]))
+    return sentences, per_sentence, words
+
+
+def _stems(words: tuple[str, ...]) -> dict[str, str]:
+    """Return a mapping that holds the Snowball stem of every word of ``words`` (a shared cache).
+
+    A full cache is replaced, never cleared, so a mapping another thread holds keeps its words.
+    """
+    global _STEMS
+    cache = _STEMS
+    missing = [w for w in words if w not in cache]
+    if missing:
+        if len(cache) + len(missing) > _STEM_CACHE_MAX:
+            cache = _STEMS = {}
+            missing = list(words)
+        cache.update(zip(missing, stem_tokens(missing), strict=True))
+    return cache
+
+
 @functools.cache
 def _stop_stems() -> frozenset[str]:
     words = sorted(english_stop_words())
@@ -59,14 +92,17 @@ def explain_hit(
         matched stems (ties: the earlier one; none matched: the first sentence), cut at the last
         space before ``limit`` characters and ended with "…" when longer.
     """
-    sentences = [s.strip() for s in _SENTENCE_RE.split(text) if s.strip()]
-    words = list(dict.fromkeys(_words(title or "") + [w for s in sentences for w in _words(s)]))
-    stem_of = dict(zip(words, stem_tokens(words), strict=True))
+    sentences, per_sentence, words = _sentences(title or "", text)
+    stem_of = _stems(words)
     wanted = set(terms)
-    matched = [w for t in terms for w in words if stem_of[w] == t]
+    by_stem: dict[str, list[str]] = {}
+    for w in words:  # one pass over the words, not one per term
+        if stem_of[w] in wanted:
+            by_stem.setdefault(stem_of[w], []).append(w)
+    matched = [w for t in terms for w in by_stem.get(t, ())]
     if not sentences:
         return matched, ""
-    scores = [len(wanted & {stem_of[w] for w in _words(s)}) for s in sentences]
+    scores = [len(wanted & {stem_of[w] for w in ws}) for ws in per_sentence]
     best = sentences[scores.index(max(scores))]
     if len(best) > limit:
         best = best[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
