@@ -54,14 +54,35 @@ def lexicon_scores(text: str, areas: Iterable[str] | None = None) -> dict[str, f
     _, lexicons = _area_lexicons()
     # Probes are word starts: " gene" is not a probe hit inside "generate".
     lowered = " " + re.sub(r"[^\w\s]", " ", text.lower())
+    # The probes found, by the prefixes of each space-separated word (the same test as
+    # ``" " + probe in lowered``, in one pass over the words instead of a scan per term).
+    by_head = _probes()
+    hit = {
+        p for w in set(lowered.split(" ")) for k in _HEADS for p in by_head.get(w[:k], ()) if w.startswith(p)
+    }
+    hit.add("")  # a term with no probe (it starts with a sign) is always tried
     out = {}
     for area in areas if areas is not None else AREAS:
         out[area] = sum(
             weight
             for probe, pattern, weight in lexicons.get(area, [])
-            if " " + probe in lowered and pattern.search(text)
+            if probe in hit and pattern.search(text)
         )
     return out
+
+
+_HEADS = (1, 2, 3)  # a probe is looked up by its first letters, up to three
+
+
+@functools.cache
+def _probes() -> dict[str, tuple[str, ...]]:
+    """Return every term's probe, keyed by its first letters (three, or all of a shorter probe)."""
+    probes = {p for terms in _area_lexicons()[1].values() for p, _, _ in terms}
+    by_head: dict[str, list[str]] = {}
+    for p in sorted(probes):
+        if p:
+            by_head.setdefault(p[: _HEADS[-1]], []).append(p)
+    return {h: tuple(ps) for h, ps in by_head.items()}
 
 
 def lexicon_scores_nonempty(area: str) -> bool:

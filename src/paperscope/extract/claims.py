@@ -61,6 +61,8 @@ _WORD_FACTOR_RE = re.compile(
     r"|an order of magnitude)\b(?!-)",
     re.IGNORECASE,
 )
+_WORD_FACTOR_PROBES = ("doubl", "twice", "tripl", "halv", "order of magnitude")
+_DIGIT_RE = re.compile(r"\d")
 # Never a number inside a name: "perplexity at 64K tokens on PG-19".
 _METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-@])({_NUM})\s+({METRIC_UNITS})(?![\w])")
 # The first of two numbers that share a metric: "achieving only 24.06 and 51.01 accuracy".
@@ -300,10 +302,14 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
 
     # "2.1±0.3 FID": the spread is masked (offsets kept) so the value read is 2.1, not 0.3.
     scan = _SPREAD_RE.sub(lambda m: " " * len(m.group(0)), clean) if "±" in clean else clean
-    for m in _FACTOR_RE.finditer(scan):
+    # Cheap substring pre-tests: each pattern below is a full scan of the abstract.
+    digits = _DIGIT_RE.search(scan) is not None
+    lowered = scan.lower()
+    for m in _FACTOR_RE.finditer(scan) if digits else ():
         rel, start = bound_of(m.start())
         add(m.group(1), "×", start, m.end(), rel)
-    for m in _PERCENT_RE.finditer(scan):
+    percent = digits and ("%" in scan or "percent" in lowered or "pp" in lowered or "points" in lowered)
+    for m in _PERCENT_RE.finditer(scan) if percent else ():
         if _SETTING_BEFORE_RE.search(clean[max(0, m.start() - 20) : m.start()]):
             continue
         if _SETTING_AFTER_RE.match(clean[m.end() :]):
@@ -329,7 +335,7 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
     if "context" in clean:
         for m in _CONTEXT_RE.finditer(scan):
             add(m.group(1), f"{m.group(2)} tokens", m.start(1), m.end())
-    for m in _METRIC_AFTER_RE.finditer(scan):
+    for m in _METRIC_AFTER_RE.finditer(scan) if digits else ():
         add(m.group(1), m.group(2), m.start(), m.end())
         first = _SHARED_UNIT_RE.search(clean, max(0, m.start() - 20), m.start())
         if first:
@@ -341,9 +347,9 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
             name = re.search(r"(\S+)\s*$", clean[max(0, m.start() - 40) : m.start()])
             if name and claims[-1].start == m.start(1) - 1:
                 claims[-1].what = f"gain for {name.group(1)}"
-    for m in _METRIC_BEFORE_RE.finditer(scan):
+    for m in _METRIC_BEFORE_RE.finditer(scan) if digits else ():
         add(m.group(2), m.group(1), m.start(), m.end())
-    for m in _WORD_FACTOR_RE.finditer(scan):
+    for m in _WORD_FACTOR_RE.finditer(scan) if any(w in lowered for w in _WORD_FACTOR_PROBES) else ():
         add(m.group(0), "", m.start(), m.end())
     claims, changes = _ranges_and_baselines(clean, sorted(claims, key=lambda c: c.start))
     for prev, claim in zip(claims, claims[1:], strict=False):

@@ -107,11 +107,30 @@ _RULES: dict[str, list[str]] = {
 # Substrings (of the lower-cased text) one of which a pattern needs: each pattern is a full scan
 # of the abstract, so those that rarely fire are skipped by a cheap ``in`` test first.
 _PATTERN_PROBES: dict[str, tuple[str, ...]] = {
+    _RULES["benchmark"][1]: ("benchmark",),
+    _RULES["dataset"][0]: ("construct", "collect", "curate", "release", "annotate"),
+    _RULES["dataset"][1]: ("new", "novel", "large-scale"),
+    _RULES["metric"][0]: ("new", "novel"),
+    _RULES["system"][0]: ("open-source",),
+    _RULES["theory"][0]: ("prov", "proof"),
+    _RULES["theory"][1]: ("theorem", "theoretically,"),
+    _RULES["theory"][2]: ("theoretical",),
+    _RULES["theory"][3]: ("bound",),
+    _RULES["theory"][4]: ("convergence", "sample", "minimax", "provabl"),
     _RULES["theory"][5]: ("information-theoretic", "expressive power", "asymptotic"),
     _RULES["theory"][6]: ("guarant",),
     _RULES["theory"][7]: ("establish",),
     _RULES["theory"][8]: ("theoretical findings", "identifiability", "competitive ratio"),
+    _RULES["empirical-analysis"][1]: (
+        "empirical",
+        "experimental",
+        "large-scale",
+        "systematic",
+        "comprehensive",
+    ),
+    _RULES["empirical-analysis"][2]: ("reveal", "show", "highlight", "suggest"),
     _RULES["empirical-analysis"][3]: ("phenomen",),
+    _RULES["empirical-analysis"][4]: ("find", "uncover"),
     _RULES["empirical-analysis"][5]: ("we evaluate", "we benchmark", "we test", "we assess"),
     _RULES["empirical-analysis"][6]: ("findings",),
     _RULES["method"][2]: ("our new", "our proposed", "our novel"),
@@ -120,10 +139,10 @@ _PATTERN_PROBES: dict[str, tuple[str, ...]] = {
 _COMPILED = {
     t: [re.compile(p, re.IGNORECASE if t != "benchmark" else 0) for p in ps] for t, ps in _RULES.items()
 }
-_PROBES_OF = {id(c): _PATTERN_PROBES.get(c.pattern) for cs in _COMPILED.values() for c in cs}
 _COMPILED["benchmark"] = [
     re.compile(p) if "Bench" in p else re.compile(p, re.IGNORECASE) for p in _RULES["benchmark"]
 ]
+_PROBES_OF = {id(c): _PATTERN_PROBES.get(c.pattern) for cs in _COMPILED.values() for c in cs}
 
 
 # Substrings (of the lower-cased text) one of which each type's patterns need: a cheap pre-test.

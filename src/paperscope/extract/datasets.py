@@ -155,12 +155,13 @@ def _gazetteer_hits(clean: str) -> list[tuple[str, str, int, int]]:
     hits = []
     pos_end = -1
     for m in _GAZ_TOKEN_RE.finditer(clean):
+        token = m.group(0)
+        if "-" not in token and token.rstrip(".") not in by_first:
+            continue  # most tokens: one set lookup, before the position checks
         start = m.start()
         if start < pos_end or (start > 0 and clean[start - 1] in "-_"):
             continue
-        token = m.group(0).rstrip(".")
-        if token not in by_first and "-" not in token:
-            continue
+        token = token.rstrip(".")
         heads = [token] + [token[:i] for i, ch in enumerate(token) if ch == "-"] if "-" in token else [token]
         for head in heads:
             for name in by_first.get(head, ()):
