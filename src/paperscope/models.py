@@ -72,7 +72,12 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: 0.14: a listed dataset may carry a modifier or a lower-case word ("safety-focused WildGuardTest",
 #: "Oxford flowers"); "dataset, i.e., X", "mAP on X", "the X leaderboard / shared task" name datasets;
 #: "1.5 dB" is no method name; method names are shown from 0.65 (issue 27).
-EXTRACTOR_VERSION = "0.14"
+#: 0.15: claims keep bounds written as comparatives ("greater than", "fewer than"), before a range
+#: ("around 42-43%") or as "within <a loss> of N"; "4.5 times faster" and "a 40-fold reduction" are
+#: factors; a metric keeps its variant word and any case ("53.9 box AP", "78.6 mIOU"); the number in
+#: parentheses after a compared method ("over NEFTune (64.69%)") is not shown; a percent sign
+#: escaped twice ("$18.9\\%$") is kept by clean_text (issue 27).
+EXTRACTOR_VERSION = "0.15"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 

@@ -390,6 +390,7 @@ _OPERATOR_RE = re.compile(
     r"(?![a-zA-Z])"
 )
 #: A TeX control space (``i.i.d.\ and``), not a line break (``\\``).
+_DOUBLED_PERCENT_RE = re.compile(r"\\{2,}%")
 _CONTROL_SPACE_RE = re.compile(r"(?<!\\)\\(?=\s)")
 #: A comma in math that TeX follows with a thin space (``\{0,x\}``), not one in ``1{,}000``.
 _MATH_COMMA_RE = re.compile(r",(?=[^\s\d])|(?<=[^\d\s]),(?=\d)")
@@ -426,6 +427,9 @@ def latex_to_text(text: str, *, legacy: bool = False) -> str:
         return text
     if not legacy and "\\" in text:
         text = _CONTROL_SPACE_RE.sub("", text)
+        # "$18.9\\%$": a percent sign escaped twice (a CSV or JSON written with its backslashes
+        # doubled) is a percent sign, not a line break and a comment that drops the rest of the span.
+        text = _DOUBLED_PERCENT_RE.sub(r"\\%", text)
     out: list[str] = []
     previous_math = False
     for is_math, segment in _split_math(text):

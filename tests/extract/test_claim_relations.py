@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from paperscope.confidence import is_shown
 from paperscope.evaluation.claim_relations import LABELS, same_value, score_relations
 from paperscope.extract.claim_relation import RELATIONS
 from paperscope.extract.claims import extract_claims
+from paperscope.text import clean_text
 
 
 def _read(text: str, datasets: tuple[str, ...] = ()) -> list[tuple[str, str, str, str | None]]:
@@ -62,3 +64,14 @@ def test_same_value_compares_numbers_ranges_and_words() -> None:
     assert same_value("64.0", "64") and same_value("+8.2", "8.2") and same_value("4-7", "4–7")
     assert same_value("12.2% to 24.5%", "12.2–24.5") and same_value("Doubling", "doubling")
     assert not same_value("4–7", "7") and not same_value("64.1", "64")
+
+
+def test_the_compared_methods_number_in_parentheses_is_not_shown() -> None:
+    text = clean_text(
+        "We propose NEFT-X, which adds noise to embeddings. This is a 6.7% improvement over the "
+        "state-of-the-art method, NEFTune (64.69%). It also slashes attack success from over 80% to "
+        "near-zero (1.3% on LLaDA)."
+    )
+    shown = {c.value for c in extract_claims(text) if is_shown(c.to_dict(), "claims")}
+    assert "6.7" in shown and "1.3" in shown
+    assert "64.69" not in shown

@@ -108,3 +108,46 @@ def test_what_skips_lead_in_words_and_earlier_items_of_a_list():
     assert whats["12.8"] == whats["17.8"] == "helps retrieval tasks"
     assert whats["more than 10"] == "average gains"
     assert whats["up to 82.5"].endswith("peak activation memory usage")
+
+
+def _values(original: str) -> list[tuple[str, str, str]]:
+    return [(c.bound, c.value, c.unit) for c in extract_claims(clean_text(original))]
+
+
+def test_bounds_in_words_reach_ranges_comparatives_and_within_of():
+    # Kinds of issue 27's "claims keep their bound": the low end of a range carries it, comparative
+    # adjectives are bounds, and "within <a loss> of N" is an upper bound.
+    assert _values("Each approach alone saturates around 42-43%, but together they reach more.") == [
+        ("about", "42–43", "%")
+    ]
+    assert _values("This results in greater than 300% increase and fewer than 2% of tokens.") == [
+        ("more than", "300", "%"),
+        ("less than", "2", "%"),
+    ]
+    assert _values("We prune ResNet50 while staying within an accuracy loss of 1% on ImageNet.") == [
+        ("at most", "1", "%")
+    ]
+
+
+def test_factors_in_words_are_speedups_but_k_fold_is_a_setting():
+    assert _values("Our method is 4.5 times faster and processes 293.3 times fewer tokens.") == [
+        ("", "4.5", "×"),
+        ("", "293.3", "×"),
+    ]
+    assert _values("It gives a 40-fold reduction in parameters.") == [("", "40", "×")]
+    assert _values("We use 5-fold cross-validation and repeat each run 3 times with new seeds.") == []
+
+
+def test_a_metric_keeps_its_variant_word_and_any_case():
+    assert _values("It reaches 53.9 box AP and 46.8 mask AP on COCO, and 78.6 mIOU on Cityscapes.") == [
+        ("", "53.9", "box AP"),
+        ("", "46.8", "mask AP"),
+        ("", "78.6", "mIOU"),
+    ]
+    # A word before a lower-case metric is no variant of it.
+    assert _values("It reaches 80.5 test accuracy.") == []
+
+
+def test_a_percent_sign_escaped_twice_is_kept():
+    # A CSV written with doubled backslashes ("$18.9\\\\%$" in the file) loses no percent sign.
+    assert _values("We obtain an $18.9\\\\%$ relative accuracy improvement.") == [("", "18.9", "%")]

@@ -25,6 +25,7 @@ WEIGHTS: dict[str, float] = {
     "word_number": -1.5,  # "doubling", "an order of magnitude": no value to check
     "own_work": 0.5,  # "we", "our", "the proposed …" in the sentence
     "prior_work": -2.5,  # "previous", "existing", "prior", "et al.", "[12]", with no own-work cue
+    "baseline_value": -3.0,  # "over the state-of-the-art method, NEFTune (64.69%)": the compared method's number
     "setting": -2.5,  # "with 10% of the data", "ranging from", "set to", "λ =", "budget", "learning rate"
     "first_sentence": -1.0,  # the opening sentence states the problem
     "position": 1.0,
@@ -36,7 +37,8 @@ _RESULT_RE = re.compile(
 )
 _OWN_RE = re.compile(r"\b(?:we|our|ours|the proposed|this (?:paper|work|method|approach))\b", re.IGNORECASE)
 _PRIOR_RE = re.compile(
-    r"\b(?:previous|prior|existing|earlier|current|conventional|typically|commonly|et al)\b|\[\d",
+    r"\b(?:previous|prior|existing|earlier|current|conventional|typically|commonly"
+    r"|et al)\b|\[\d",
     re.IGNORECASE,
 )
 _SETTING_BEFORE_RE = re.compile(
@@ -47,6 +49,11 @@ _SETTING_BEFORE_RE = re.compile(
 )
 _SETTING_AFTER_RE = re.compile(
     r"^\s*(?:of\s+(?:the\s+)?(?:training\s+)?(?:data|labels?|labeled|samples|examples|annotations|budget))\b",
+    re.IGNORECASE,
+)
+# The number in parentheses after what a result is compared with: "over X (64.69%)", "than Y (31.2".
+_BASELINE_PAREN_RE = re.compile(
+    r"\b(?:over|than|compared\s+(?:to|with)|versus|vs\.?|relative\s+to)\s+(?![\d<>~≈])[^.;()\d]{0,50}\(\s*$",
     re.IGNORECASE,
 )
 _RESULT_UNITS = {"%", "pp", "×"}
@@ -69,6 +76,7 @@ def claim_features(clean: str, start: int, end: int, unit: str, relation: str) -
         "setting": float(
             bool(_SETTING_BEFORE_RE.search(before) or _SETTING_AFTER_RE.match(clean[end : end + 40]))
         ),
+        "baseline_value": float(bool(_BASELINE_PAREN_RE.search(clean, max(first, start - 80), start))),
         "first_sentence": float(first == 0 and len(clean) > last + 1),
         "position": start / max(1, len(clean)),
     }

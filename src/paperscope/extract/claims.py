@@ -25,7 +25,7 @@ __all__ = ["Claim", "extract_claims", "METRIC_UNITS"]
 
 #: Metric names whose values count as results when written next to a number (``12.8 IR@1``).
 METRIC_UNITS = (
-    r"[A-Z]{1,3}@\d+|[Pp]ass@\d+|[Rr]ecall@\d+|[Hh]it(?:s)?@\d+|nDCG@\d+|NDCG@\d+|MRR@\d+|mIoU|mAP|AP50|AP|"
+    r"[A-Z]{1,3}@\d+|[Pp]ass@\d+|[Rr]ecall@\d+|[Hh]it(?:s)?@\d+|nDCG@\d+|NDCG@\d+|MRR@\d+|(?i:mIoU)|mAP|AP50|AP|"
     r"[gr]?FID|FVD|IS|BLEU|ROUGE(?:-[L12])?|METEOR|CIDEr|SPICE|PSNR|SSIM|LPIPS|AUROC|AUC|AUPRC|F1|EM|WER|CER|"
     r"dB|BPD|bpd|PPL|perplexity|Elo|ELO|FPS|accuracy"
 )
@@ -64,7 +64,18 @@ _WORD_FACTOR_RE = re.compile(
 _WORD_FACTOR_PROBES = ("doubl", "twice", "tripl", "halv", "order of magnitude")
 _DIGIT_RE = re.compile(r"\d")
 # Never a number inside a name: "perplexity at 64K tokens on PG-19".
-_METRIC_AFTER_RE = re.compile(rf"(?<![\w.\-@])({_NUM})\s+({METRIC_UNITS})(?![\w])")
+# A lower-case word may name which variant of the metric: "53.9 box AP and 46.8 mask AP".
+_METRIC_AFTER_RE = re.compile(
+    rf"(?<![\w.\-@])({_NUM})\s+(?:(?!(?:and|or|of|the|in|on|at|to|for|with|by|vs|than|times)\b)([a-z]{{2,8}})\s+)?"
+    rf"({METRIC_UNITS})(?![\w])"
+)
+# A factor in words: "4.5 times faster", "293.3 times fewer tokens", "a 3-fold reduction" (not "5-fold cross-validation").
+_TIMES_RE = re.compile(
+    rf"(?<![\w.\-])({_NUM})(?:\s*-\s*fold|\s+times)(?=\s+(?:fewer|more|less|faster|slower|higher|lower|smaller"
+    r"|larger|better|greater|cheaper|speed-?ups?|speed|acceleration|compression|reduction|decrease|increase"
+    r"|improvement|gains?|surge|compared|over)\b)",
+    re.IGNORECASE,
+)
 # The first of two numbers that share a metric: "achieving only 24.06 and 51.01 accuracy".
 _SHARED_UNIT_RE = re.compile(rf"(?<![\w.])({_NUM})\s*(?:,|and|or|,\s*and)\s*$")
 # A signed gain in parentheses after a name: "methods like REIN (+1.2) and SoMA (+0.5)".
@@ -92,13 +103,18 @@ _CONTEXT_RE = re.compile(
 )
 # A bound in words before the number (guideline of evaluation/data/cards_gold), as the guideline writes it.
 _WORD_BOUND_RE = re.compile(
-    r"(?<![\w-])(up to|as much as|more than|over|exceeding|above|at least|at most|no more than|within"
-    r"|less than|under|below|about|around|approximately|nearly|almost|roughly|~)\s*$",
+    r"(?<![\w-])(up to|as much as|more than|greater than|higher than|over|exceeding|above|at least|at most"
+    r"|no more than|within|less than|fewer than|lower than|under|below|about|around|approximately|nearly"
+    r"|almost|roughly|~)\s*$",
     re.IGNORECASE,
 )
 _WORD_BOUNDS = {
     "as much as": "up to",
     "over": "more than",
+    "greater than": "more than",
+    "higher than": "more than",
+    "fewer than": "less than",
+    "lower than": "less than",
     "exceeding": "more than",
     "above": "more than",
     "no more than": "at most",
@@ -112,6 +128,21 @@ _WORD_BOUNDS = {
     "roughly": "about",
     "~": "about",
 }
+# "within an accuracy loss of 1%", "within a factor of 2": a bound some words before the number.
+_WITHIN_OF_RE = re.compile(r"(?<![\w-])within\s+(?:[\w-]+\s+){1,4}of\s*$", re.IGNORECASE)
+
+
+def _word_bound(clean: str, start: int) -> str:
+    """Return the bound written in words just before ``clean[start]`` (guideline words), or ""."""
+    if w := _WORD_BOUND_RE.search(clean, max(0, start - 16), start):
+        return _WORD_BOUNDS.get(w.group(1).lower(), w.group(1).lower())
+    if "within" in clean[max(0, start - 48) : start].lower() and _WITHIN_OF_RE.search(
+        clean, max(0, start - 48), start
+    ):
+        return "at most"
+    return ""
+
+
 # Between two numbers of one coordinated list: "up to 50% and 40%", "gains of 3.6%, 6.1%".
 _LIST_GAP_RE = re.compile(r"\s*(?:,|,?\s*and|,?\s*or)\s*")
 _SETTING_BEFORE_RE = re.compile(
@@ -290,8 +321,7 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
         if any(s < end and start < e for s, e in taken):
             return
         taken.append((start, end))
-        if not bound and (w := _WORD_BOUND_RE.search(clean, max(0, start - 16), start)):
-            bound = _WORD_BOUNDS.get(w.group(1).lower(), w.group(1).lower())  # the span stays on the number
+        bound = bound or _word_bound(clean, start)  # the span stays on the number
         claims.append(Claim(_value(value), unit, _what(clean, start, end), start, end, bound))
 
     def bound_of(start: int) -> tuple[str, int]:
@@ -306,6 +336,9 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
     digits = _DIGIT_RE.search(scan) is not None
     lowered = scan.lower()
     for m in _FACTOR_RE.finditer(scan) if digits else ():
+        rel, start = bound_of(m.start())
+        add(m.group(1), "×", start, m.end(), rel)
+    for m in _TIMES_RE.finditer(scan) if digits and ("times" in lowered or "fold" in lowered) else ():
         rel, start = bound_of(m.start())
         add(m.group(1), "×", start, m.end(), rel)
     percent = digits and ("%" in scan or "percent" in lowered or "pp" in lowered or "points" in lowered)
@@ -336,10 +369,13 @@ def extract_claims(clean: str, datasets: Sequence[str] = ()) -> list[Claim]:
         for m in _CONTEXT_RE.finditer(scan):
             add(m.group(1), f"{m.group(2)} tokens", m.start(1), m.end())
     for m in _METRIC_AFTER_RE.finditer(scan) if digits else ():
-        add(m.group(1), m.group(2), m.start(), m.end())
+        if m.group(2) and not m.group(3)[:1].isupper():
+            continue  # "5 test accuracy": a word before a lower-case metric is no variant of it
+        unit = f"{m.group(2)} {m.group(3)}" if m.group(2) else m.group(3)
+        add(m.group(1), unit, m.start(), m.end())
         first = _SHARED_UNIT_RE.search(clean, max(0, m.start() - 20), m.start())
         if first:
-            add(first.group(1), m.group(2), first.start(1), first.end(1))
+            add(first.group(1), unit, first.start(1), first.end(1))
     if "(+" in clean:
         for m in _PAREN_GAIN_RE.finditer(clean):
             add(m.group(1), "pp", m.start(1) - 1, m.end(1))
@@ -398,6 +434,7 @@ def _ranges_and_baselines(clean: str, claims: list[Claim]) -> tuple[list[Claim],
                     out.pop()  # "10%–25%": the low end was read as a claim of its own
                 claim.value = f"{_value(span.group(1))}–{claim.value}"
                 claim.start = low_start
+                claim.bound = claim.bound or _word_bound(clean, low_start)  # "around 42–43%"
                 claim.what = _what(clean, claim.start, claim.end)
         tail = _VS_AFTER_RE.match(clean, claim.end)
         if claim.baseline is None and tail and not any(claim.end < c.start < tail.end(1) for c in claims):
