@@ -76,7 +76,9 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: ("around 42-43%") or as "within <a loss> of N"; "4.5 times faster" and "a 40-fold reduction" are
 #: factors; a metric keeps its variant word and any case ("53.9 box AP", "78.6 mIOU"); the number in
 #: parentheses after a compared method ("over NEFTune (64.69%)") is not shown; a percent sign
-#: escaped twice ("$18.9\\%$") is kept by clean_text (issue 27).
+#: escaped twice ("$18.9\\%$") is kept by clean_text; a dataset list may follow a dash, a comma or
+#: "like"; every name before a plural head ("Sintel and KITTI-2015 benchmarks") is a dataset; a
+#: modifier ("English-only") is no part of a name and a year is ("AIME 2024") (issue 27).
 EXTRACTOR_VERSION = "0.15"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"

@@ -158,3 +158,30 @@ def test_a_dataset_after_i_e_a_metric_a_leaderboard_or_a_shared_task():
         "ZetaNet-v1.3, ranks first on the KiloQ leaderboard and wins the XYZ25 shared task."
     )
     assert [d.name for d in extract_datasets(text)] == ["QuuxImages", "ZetaNet-v1.3", "KiloQ", "XYZ25"]
+
+
+def test_lists_after_a_dash_or_a_comma_and_like_name_datasets():
+    assert _datasets("Across 15 benchmarks—including MedQA, GSM8K, HumanEval, and GLUE—it wins.") == [
+        "MedQA",
+        "GSM8K",
+        "HumanEval",
+        "GLUE",
+    ]
+    assert _datasets("It beats prior models on multiple datasets, like CelebAMask-HQ and LaPa.") == [
+        "CelebAMask-HQ",
+        "LaPa",
+    ]
+
+
+def test_every_name_before_a_plural_head_noun_is_a_dataset_but_not_a_field():
+    assert _datasets("It ranks first on both Sintel and KITTI-2015 benchmarks.") == ["Sintel", "KITTI-2015"]
+    # The last word of a longer name is not an item of its own; a field is no name.
+    assert "V2" not in _datasets("Results on the NYU Depth V2, UrbanLF, and MCubeS datasets.")
+    assert _datasets("We evaluate on widely used Natural Language Understanding benchmarks.") == []
+
+
+def test_a_modifier_is_not_part_of_a_dataset_name_and_a_year_is():
+    assert _datasets("Models do well on the English-only RULER benchmark.") == ["RULER"]
+    assert _datasets("Our certificate scales to ImageNet-scale datasets.") == []
+    assert _datasets("It reaches 43.3% accuracy on AIME 2024 with a 7B model.") == ["AIME 2024"]
+    assert _datasets("We train on the synthetic Hypersim dataset.") == ["Hypersim"]

@@ -75,8 +75,33 @@ _BEFORE_RE = re.compile(r"(?:\bon|\bin|\bfrom|\busing|\bwith)\s+(?:the\s+)?$", r
 _NAME_TOKEN = r"[A-Z][\w\-.+]*[\w+]|[A-Z]"
 _PATTERN_RE = re.compile(
     rf"(?<![\w-])((?:{_NAME_TOKEN})(?:\s+(?:{_NAME_TOKEN}))?)\s+"
-    r"(?:dataset|datasets|benchmark|corpus|data\s+set|leaderboard|shared\s+task)\b"
+    r"(dataset|datasets|benchmarks?|corpus|data\s+set|leaderboard|shared\s+task)\b"
 )
+#: A word that describes a name rather than being one: "English-only", "LLaMA-style", "GPT-based".
+_MODIFIER_WORD_RE = re.compile(
+    r"[\w.+]+-(?:only|style|like|based|scale|level|oriented|specific|centric|aware|free|driven|focused|related"
+    r"|type|sized|grade|domain|language|lingual)"
+)
+#: Before a plain capitalised name: "the", "on", with one lower-case word ("the synthetic Hypersim dataset").
+_THE_BEFORE_RE = re.compile(r"\b(?:the|on)\s+(?:[a-z][a-z\-]+\s+)?$")
+#: An earlier item of a list that ends in a named head: "Sintel and ", "MSRVTT, ".
+_ITEM_BEFORE_RE = re.compile(rf"(?<![\w-])({_NAME_TOKEN})(?:,\s*(?:and\s+)?|\s+and\s+)$")
+
+
+def _items_before(clean: str, start: int) -> list[tuple[str, int, int]]:
+    """Return the names listed before the name at ``start``: ``A, B and`` before ``C benchmarks``."""
+    out = []
+    while m := _ITEM_BEFORE_RE.search(clean, max(0, start - 40), start):
+        name = m.group(1)
+        if name in _NON_NAMES or is_generic(name) or _MODIFIER_WORD_RE.fullmatch(name):
+            break
+        if re.search(r"[A-Z][\w\-.]*\s$", clean[max(0, m.start(1) - 20) : m.start(1)]):
+            break  # "NYU Depth V2, …": the last word of a longer name, not an item of its own
+        out.append((name, m.start(1), m.end(1)))
+        start = m.start(1)
+    return out
+
+
 _BENCH_TOKEN_RE = re.compile(r"(?<![\w-])([A-Za-z][\w\-]*(?:Bench(?:mark)?|-bench))(?![\w-])")
 _SLASH_RE = re.compile(r"(?<![\w-])([A-Za-z][\w]*-)(\d+)((?:/\d+)+)(?![\w])")
 _OWN_APPOSITIVE_RE = re.compile(
@@ -211,7 +236,8 @@ def _list_neighbours(clean: str, start: int, end: int) -> list[tuple[str, int, i
 # "four benchmarks: A (X), B, and C" / "datasets such as A and B": a list that a plural head noun
 # introduces names datasets, whatever the gazetteer knows.
 _INTRO_LIST_RE = re.compile(
-    r"\b(?:benchmarks|datasets?|corpora)\s*(?::|\((?:e\.g|i\.e)\.,?|,?\s+(?:such\s+as|including|(?:e\.g|i\.e)\.,?))\s+"
+    r"\b(?:benchmarks|datasets?|corpora)\s*(?::|\((?:e\.g|i\.e)\.,?"
+    r"|(?:,|\s?[—–]\s?)?\s*(?:such\s+as|including|like|(?:e\.g|i\.e)\.,?))\s+"
 )
 _LIST_ITEM_RE = re.compile(
     r"((?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])(?:\s+(?:[A-Z0-9][\w\-.+]*[\w+]|[A-Z])){0,3})"
@@ -330,19 +356,29 @@ def extract_datasets(
             words = words[1:]
         if not words:
             continue
+        if len(words) > 1 and _MODIFIER_WORD_RE.fullmatch(words[0]):
+            words = words[1:]  # "the English-only RULER benchmark": a modifier, not part of the name
         name = " ".join(words)
         start = m.end(1) - len(name)
         last = words[-1]
+        if _MODIFIER_WORD_RE.fullmatch(last):
+            continue  # "LLaMA-style datasets"
         if is_generic(last) or fold(last) in defined or fold(name) in defined:
             continue
         if len(words) == 1 and not (is_coined(last) or re.search(r"\d", last)):
             # A plain capitalised word is a name only after "the"/"on" ("the Traffic dataset"),
             # never at a sentence start ("Across datasets …").
-            if not re.search(r"\b(?:the|on)\s+$", clean[max(0, start - 5) : start]):
+            if not _THE_BEFORE_RE.search(clean, max(0, start - 30), start):
                 continue
         if len(words) > 1 and not all(is_coined(w) or w[:1].isupper() for w in words):
             continue
+        if len(words) > 1 and m.group(2) == "benchmarks" and not any(is_coined(w) for w in words):
+            continue  # "Natural Language Understanding benchmarks": a field, not a name
         add(name, start, start + len(name), "pattern")
+        if m.group(2).endswith("s"):  # "on both Sintel and KITTI-2015 benchmarks": each name of the list
+            for item, s, e in _items_before(clean, start):
+                if fold(item) not in defined:
+                    add(item, s, e, "pattern")
 
     if "benchmarks" in clean or "dataset" in clean or "corpora" in clean:
         for name, s, e, is_definition in _introduced_list(clean):
@@ -411,7 +447,7 @@ def extract_datasets(
 #: numeral (StarCraft ``II``) or a bare version (Mapillary Vistas ``2.0``).
 _WIDE_WORD = r"(?:[A-Z]{2,}|[IVX]{2,4}|\d+\.\d+)"
 _WIDEN_LEFT_RE = re.compile(rf"(?<![\w\-.])({_WIDE_WORD}) $")
-_WIDEN_RIGHT_RE = re.compile(rf" ({_WIDE_WORD})(?![\w\-]|\.\w)")
+_WIDEN_RIGHT_RE = re.compile(rf" ({_WIDE_WORD}|(?:19|20)\d\d)(?![\w\-]|\.\w)")  # a year: "AIME 2024"
 
 
 def _widen(clean: str, start: int, end: int, skip: set[str]) -> tuple[int, int]:
