@@ -8,9 +8,14 @@ its weights folded and NaN guards dropped, converted by OpenVINO, statically qua
 on the windows of the bundled ICML 2026 example abstracts) with the versions pinned in
 ``constraints.txt`` (``pip install -c constraints.txt -e ".[dev]"`` has them), and writes
 ``model.xml``, ``model.bin`` and ``manifest.json`` (the versions, the calibration texts' hash and
-the files' SHA-256). NNCF's calibration is deterministic, so the same versions give the same
-bytes: ``--check`` builds into a temporary folder and exits 1 when the bytes differ from the
-shipped ones (``tests/index/test_packaged_model.py`` runs it).
+the files' SHA-256). NNCF's calibration is deterministic on one CPU, so the same versions give the
+same bytes there; another CPU family rounds the float statistics of smooth quant and bias
+correction a little differently (an AMD EPYC changed 27,164 of the 22.9 MB of ``model.bin``; the
+vectors of the 95 calibration abstracts kept a cosine of 0.99959 or more to the shipped model's).
+``--check`` builds into a temporary folder and exits 0 when the bytes are the shipped ones, or when
+they differ but the two models' vectors of the calibration abstracts agree at cosine >=
+``MIN_COSINE``; it exits 1 otherwise, or when the shipped files do not match their manifest
+(``tests/index/test_packaged_model.py`` runs it).
 """
 
 from __future__ import annotations
@@ -38,6 +43,28 @@ from paperscope.index.minilm import (  # noqa: E402
 
 OUT = REPO / "src" / "paperscope" / "index" / "data" / PACKAGED_IR
 FILES = ("model.xml", "model.bin")
+#: Least cosine between the built and the shipped model's vectors of one calibration abstract, when
+#: another CPU built different bytes (measured 0.99959 on an AMD EPYC against the shipped files).
+MIN_COSINE = 0.999
+
+
+def min_cosine(built_xml: Path, shipped_xml: Path) -> float:
+    """Return the least cosine between two IRs' vectors of the calibration abstracts (float, -1..1)."""
+    import numpy as np
+
+    import paperscope.index.minilm as minilm
+
+    texts = calibration_texts()
+    vectors = []
+    original = minilm.packaged_openvino_model
+    for xml in (built_xml, shipped_xml):
+        minilm.packaged_openvino_model = lambda xml=xml: xml
+        try:
+            vectors.append(minilm.MiniLMEmbedder().embed(texts))
+        finally:
+            minilm.packaged_openvino_model = original
+    a, b = vectors
+    return float(((a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)).min())
 
 
 def sha256(path: Path) -> str:
@@ -82,12 +109,24 @@ def main(argv: list[str] | None = None) -> int:
         manifest = build(OUT)
         print(f"wrote {OUT}: {json.dumps(manifest['files'])}")
         return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        built = build(Path(tmp) / PACKAGED_IR)["files"]
     shipped = json.loads((OUT / "manifest.json").read_text(encoding="utf-8"))["files"]
     actual = {name: sha256(OUT / name) for name in FILES}
-    print(f"built {built}\nshipped {actual} (manifest {shipped})")
-    return 0 if built == shipped == actual else 1
+    with tempfile.TemporaryDirectory() as tmp:
+        built = build(Path(tmp) / PACKAGED_IR)["files"]
+        print(f"built {built}\nshipped {actual} (manifest {shipped})")
+        if shipped != actual:
+            print("the shipped files do not match their manifest")
+            return 1
+        if built == shipped:
+            print("the same bytes as shipped")
+            return 0
+        cosine = min_cosine(Path(tmp) / PACKAGED_IR / "model.xml", OUT / "model.xml")
+    verdict = "equivalent" if cosine >= MIN_COSINE else "NOT equivalent"
+    print(
+        f"other bytes (another CPU's rounding); vectors of the calibration abstracts: least cosine "
+        f"{cosine:.5f} to the shipped model's (at least {MIN_COSINE} needed): {verdict}"
+    )
+    return 0 if cosine >= MIN_COSINE else 1
 
 
 if __name__ == "__main__":

@@ -254,7 +254,11 @@ def test_an_upload_over_the_limit_is_a_413_and_keeps_nothing(lib: Library, tmp_p
                 },
             )
             assert response.headers["x-content-type-options"] == "nosniff"
-        assert _upload(client, "fits.txt", FIRST.encode()).status_code == 202
+        # keep=true: without it the job deletes the upload when it ends, which may be before the
+        # listing below (CI saw [] on a fast machine).
+        fits = _upload(client, "fits.txt", FIRST.encode(), keep=True)
+        assert fits.status_code == 202
+        _wait(client, fits.json()["data"]["job_id"])
         uploads = tmp_path / "web.uploads"
         assert [p.name for p in uploads.iterdir()] == ["fits.txt"]
 
