@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from .cli_output import JsonError, emit_json, json_option, wants_json
+from .cli_output import JsonError, device_option, emit_json, json_option, wants_json
 from .errors import PaperscopeError
 from .models import LABEL_MARKER, claim_text, marked_label
 from .waits import watch
@@ -145,6 +145,16 @@ def _db_path(ctx: click.Context) -> Path:
     return Path(db) if db is not None else default_db_path()
 
 
+def _choose_device(ctx: click.Context, device: str) -> None:
+    """Make the library this command opens embed on ``device`` (``--device`` of embed and ingest)."""
+    import os
+
+    from .index.embed import DEFAULT_EMBEDDER, embedder_for_device
+
+    name = os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER
+    ctx.find_root().obj["embedder"] = embedder_for_device(name, device)
+
+
 def _library(ctx: click.Context, create: bool = False) -> Library:
     """Open the library; only ``create`` commands (ingest, demo) may make a new library file.
 
@@ -163,7 +173,7 @@ def _library(ctx: click.Context, create: bool = False) -> Library:
             raise click.ClickException(
                 f"{path}: no library there; build one with `paperscope --db {path} ingest FILES` (or check {where})"
             )
-        library = ctx.find_root().with_resource(Library(db))
+        library = ctx.find_root().with_resource(Library(db, embedder=obj.get("embedder")))
         if library.damaged and library.read_only == "it is truncated":
             click.echo(
                 f"warning: {library.store.path}: {library.damaged}; it is opened read-only: run"
@@ -330,6 +340,7 @@ def _print_report(report: IngestReport) -> None:
     show_default=True,
     help="Embed new papers right after the cards (else later, with `paperscope embed`).",
 )
+@device_option()
 @json_option("Print the report as JSON.")
 @click.pass_context
 def ingest(
@@ -340,6 +351,7 @@ def ingest(
     strict: bool,
     cards: bool,
     embed: bool,
+    device: str,
     as_json: bool,
 ) -> None:
     """Read paper lists (files or folders) into the library.
@@ -364,6 +376,8 @@ def ingest(
             # The README's and --help's example, run outside a checkout: the lists ship with paperscope.
             hint = f" (the example lists ship with paperscope: {examples_dir()})"
         raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was ingested{hint}")
+    if embed:
+        _choose_device(ctx, device)
     db_path = _db_path(ctx)
     new_file = str(db_path) != ":memory:" and not db_path.exists()
     started = time.perf_counter()
@@ -1398,15 +1412,17 @@ def cards(ctx: click.Context, rebuild: bool, workers: int | None, as_json: bool)
 
 @_command()
 @click.option("--rebuild", is_flag=True, help="Embed every paper again, not only those without a vector.")
+@device_option()
 @json_option('Print {"embedded", "vectors", "elapsed_s"} (papers embedded now, vectors in all) as JSON.')
 @click.pass_context
-def embed(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
+def embed(ctx: click.Context, rebuild: bool, device: str, as_json: bool) -> None:
     """Embed papers that have no vector yet (ingest does this unless --no-embed).
 
     On a new machine this first prepares the int8 embedding model (15-60 s, once).
 
-    Example: paperscope embed
+    Example: paperscope embed --device cuda
     """
+    _choose_device(ctx, device)
     lib = _library(ctx)
     started = time.perf_counter()
     count = lib.embed(rebuild=rebuild, progress=True)

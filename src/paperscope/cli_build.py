@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_output import emit_json, json_option
+from .cli_output import device_option, emit_json, json_option
 
 if TYPE_CHECKING:
     from .scale.build import BuildReport
@@ -62,7 +62,7 @@ def _build_dict(report: BuildReport) -> dict[str, Any]:
     """Return the build report as JSON-ready data (the Ray node ids as a sorted list)."""
     from dataclasses import asdict
 
-    return {**asdict(report), "nodes": sorted(report.nodes)}
+    return {**asdict(report), "nodes": sorted(report.nodes), "devices": sorted(report.devices)}
 
 
 def register(cli: click.Group, command: Any, library: Any) -> None:
@@ -96,6 +96,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
     )
     @click.option("--format", "fmt", default=None, help="Input format (default: detected per file).")
     @click.option("--map", "column_map", default=None, metavar="FIELD=COLUMN,...", help="As for ingest.")
+    @device_option()
     @json_option("Print the report (files built, kept, failed; records, papers, stage times) as JSON.")
     def build(
         sources: tuple[Path, ...],
@@ -105,6 +106,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
         workers: int | None,
         fmt: str | None,
         column_map: str | None,
+        device: str,
         as_json: bool,
     ) -> None:
         """Build Parquet shards (papers, cards, vectors) of paper lists, on local processes or Ray.
@@ -114,6 +116,8 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
 
         Example: paperscope build arxiv/*.jsonl --out shards --engine ray --address auto
         """
+        from .index.embed import embedder_for_device
+        from .scale import stages
         from .scale.build import run_build
 
         missing = [p for p in sources if not p.exists()]
@@ -128,6 +132,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             fmt=fmt,
             column_map=column_map,
             progress=True,
+            embedder=embedder_for_device(stages.embedder_name(), device),
         )
         if as_json:
             emit_json(_build_dict(report))

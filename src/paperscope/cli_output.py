@@ -32,6 +32,18 @@ def json_option(help: str = "Print as JSON.") -> Callable[[F], F]:  # noqa: A002
     return click.option(JSON_FLAG, "as_json", is_flag=True, help=help)
 
 
+def device_option() -> Callable[[F], F]:
+    """Return ``--device auto|cpu|cuda`` (parameter ``device``) of the commands that embed."""
+    return click.option(
+        "--device",
+        type=click.Choice(["auto", "cpu", "cuda"]),
+        default="auto",
+        show_default=True,
+        help="Where papers are embedded: cuda runs the model on torch on a GPU (pip install"
+        " 'paperscope[gpu]'); auto uses a GPU when torch sees one, else the CPU int8 model.",
+    )
+
+
 def error_body(message: str) -> dict[str, Any]:
     """Return the one error shape of ``--json``: ``{"ok": false, "error": message}``."""
     return {"ok": False, "error": message}

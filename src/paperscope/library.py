@@ -310,7 +310,17 @@ class Library:
             built = self.build_cards(progress=progress)
             if built or report.new:
                 report.phases["cards"] = {"count": built, "elapsed_s": time.perf_counter() - started}
-        if embed and not report.rolled_back:
+        other = self.vectors_of_other_embedder() if embed and not report.rolled_back else None
+        if other is not None:
+            # A library embedded on a GPU (``--device cuda``) opened here: embedding its new papers
+            # with this machine's model would start a second set of vectors; say what to run.
+            report.warnings.append(
+                f"new papers were not embedded: this library's vectors are of {other}, not of"
+                f" {self._active_model_id()} that this machine runs; run `{self._command('embed --device cuda')}`"
+                f" where a GPU is, or `{self._command('embed --rebuild --device cpu')}` to embed every paper here"
+            )
+            self.build_search_indexes(progress=progress)
+        elif embed and not report.rolled_back:
             started = time.perf_counter()
             embedded = self.embed(progress=progress)
             elapsed_s = time.perf_counter() - started
@@ -604,12 +614,27 @@ class Library:
             "unfinished": int(missing_cards) + missing_vectors + int(missing_topics),
         }
 
-    def _model_id(self) -> str:
-        """Return the active embedder's model_id without loading its model."""
+    def _active_model_id(self) -> str:
+        """Return the active embedder's model_id (the one that embeds queries) without loading it."""
         from .index.embed import embedder_model_id
 
         choice = self._embedder_choice
         return embedder_model_id(choice) if isinstance(choice, str) else choice.model_id
+
+    def _model_id(self) -> str:
+        """Return the model_id of the vectors papers are searched by (no model is loaded).
+
+        The active embedder's, unless the library holds none of its vectors but those of a
+        compatible one (the same model and pooling: a library embedded with ``--device
+        cuda`` opened on a CPU): then those, with queries embedded by the active embedder
+        (:func:`paperscope.store.vectors.document_model_id`).
+        """
+        return vectors.document_model_id(self.store.conn, self._active_model_id())
+
+    def vectors_of_other_embedder(self) -> str | None:
+        """Return the model_id of the library's vectors when they are not the active embedder's, else None."""
+        documents = self._model_id()
+        return documents if documents != self._active_model_id() else None
 
     # -- search ---------------------------------------------------------------------------
     def search(
@@ -1043,6 +1068,13 @@ class Library:
         from .index.dense import ensure_vectors
         from .index.embed import prepare_embedder
 
+        other = self.vectors_of_other_embedder()
+        if other is not None and not rebuild:
+            raise InputError(
+                f"this library's vectors are of {other}, not of {self._active_model_id()} that this"
+                f" machine runs: run `{self._command('embed --device cuda')}` where a GPU is, or"
+                f" `{self._command('embed --rebuild --device cpu')}` to embed all {len(self):,} papers here"
+            )
         started = time.perf_counter()
         with doing("loading the embedding model"):
             if isinstance(self._embedder_choice, str):
@@ -1158,7 +1190,7 @@ class Library:
         index = self._loaded_dense_index()
         if self._dense_missing < 0:
             missing = len(self) - len(index)
-            if missing > 0 and self.search_embed_max_papers > 0:
+            if missing > 0 and self.search_embed_max_papers > 0 and self.vectors_of_other_embedder() is None:
                 ensure_vectors(
                     self.store,
                     self.embedder,
@@ -1172,7 +1204,8 @@ class Library:
         if self._dense_missing:
             self.search_notice = (
                 f"{self._dense_missing:,} papers have no embedding yet, so these results are BM25 only;"
-                f" run `{self._command('embed')}` to fill them"
+                f" run `{self._command('embed' if self.vectors_of_other_embedder() is None else 'embed --device cuda')}`"
+                " to fill them"
             )
             return None
         return index

@@ -44,7 +44,10 @@ def test_split_evenly_uses_equal_windows():
 
 
 def test_unknown_embedder_names_the_valid_ones():
-    with pytest.raises(InputError, match="unknown embedder 'bert'; choose one of: fake, minilm, minilm-fp32"):
+    with pytest.raises(
+        InputError,
+        match="unknown embedder 'bert'; choose one of: fake, fake-cuda, minilm, minilm-cuda, minilm-fp32, minilm-torch",
+    ):
         get_embedder("bert")
 
 

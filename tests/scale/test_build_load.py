@@ -199,3 +199,25 @@ def test_build_names_skipped_lines_and_says_when_nothing_was_built(tmp_path: Pat
         result = runner.invoke(cli, ["build", str(tmp_path / source), "--out", str(tmp_path / f"o-{source}")])
         assert result.exit_code == 1 and "Traceback" not in result.output
         assert f"Error: {why}; nothing was built" in result.stderr and "wrote" not in result.stderr
+
+
+def test_build_progress_counts_lines_of_a_total(
+    mixed_sources: list[Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A log (no terminal) gets periodic lines with the total and an ETA, and they reach the total."""
+    from paperscope.ingest.pipeline import _count_lines
+    from paperscope.scale import stages
+
+    monkeypatch.setenv("PAPERSCOPE_PROGRESS_INTERVAL_S", "0.001")
+    monkeypatch.setattr(stages, "CHUNK_ITEMS", 40)  # several chunks per file: several lines
+    run_build([str(s) for s in mixed_sources], tmp_path / "shards", progress=True)
+    total = sum(_count_lines(p) for src in mixed_sources for p in ([src] if src.is_file() else src.iterdir()))
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("build: ")]
+    assert len(lines) >= 3, lines
+    assert all(f"/{total:,} (" in line for line in lines), lines
+    assert any("ETA" in line for line in lines), lines
+    counts = [int(line.split()[1].split("/")[0].replace(",", "")) for line in lines]
+    assert counts == sorted(counts) and counts[-1] >= 0.95 * total  # never backwards, nearly done

@@ -99,9 +99,31 @@ def _stop(temp_dir: str) -> list[int]:
     return [p.pid for p in _ours(temp_dir)]
 
 
+def _tear_down(temp_dir: str) -> None:
+    """Leave Ray, stop the test cluster of ``temp_dir`` and check none of its processes is left."""
+    if ray.is_initialized():
+        ray.shutdown()
+    left = _stop(temp_dir)
+    shutil.rmtree(temp_dir, ignore_errors=True)
+    assert not left, f"Ray processes of the test cluster still running: {left}"
+
+
+def assert_same_shards(built: list[dict], here: Path, there: Path, vectors: bool = True) -> None:
+    """Assert the shards of ``built`` (a report's entries) hold the same rows in ``here`` and ``there``."""
+    for entry in built:
+        for name in entry["shards"]:
+            a = list(shards.read_shard(here / name))
+            b = list(shards.read_shard(there / name))
+            assert [(r["item"], r["paper"], r["card"]) for r in a] == [
+                (r["item"], r["paper"], r["card"]) for r in b
+            ]
+            if vectors:
+                assert all((x["vector"] == y["vector"]).all() for x, y in zip(a, b, strict=True))
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """Yield the address of a two-node Ray cluster on 127.0.0.1 (one CPU per node)."""
+    """Yield the address of a two-node Ray cluster on 127.0.0.1 (one CPU per node; one GPU declared on the second)."""
     temp_dir = tempfile.mkdtemp(prefix="ps-ray-", dir="/tmp")  # short: Ray's socket paths have a limit
     # Loopback only, for the test's lifetime: no token (Ray 2.60's head would make one, which the
     # second node and this driver would have to be given).
@@ -122,17 +144,15 @@ def cluster() -> Iterator[str]:
                  f"--temp-dir={temp_dir}", *common],
                 env=env, check=True, capture_output=True, timeout=_START_TIMEOUT_S,
             )  # fmt: skip
+            # The second node declares one GPU (there is none): a GPU embedder's actors land there.
             subprocess.run(
-                [ray_cli, "start", f"--address={address}", "--resources", json.dumps({"node2": 1}), *common],
+                [ray_cli, "start", f"--address={address}", "--resources", json.dumps({"node2": 1}),
+                 "--num-gpus=1", *common],
                 env=env, check=True, capture_output=True, timeout=_START_TIMEOUT_S,
             )  # fmt: skip
             yield address
         finally:
-            if ray.is_initialized():
-                ray.shutdown()
-            left = _stop(temp_dir)
-            shutil.rmtree(temp_dir, ignore_errors=True)
-            assert not left, f"Ray processes of the test cluster still running: {left}"
+            _tear_down(temp_dir)
 
 
 @pytest.fixture(scope="module")
@@ -190,11 +210,25 @@ def test_a_worker_killed_mid_build_loses_and_doubles_nothing(
     assert report.read == local.read and report.papers == local.papers
     assert [e["shards"] for e in report.built] == [e["shards"] for e in local.built]
     assert not list((tmp_path / "ray").glob(".*.tmp"))
-    for entry in local.built:
-        for name in entry["shards"]:
-            a = list(shards.read_shard(tmp_path / "ray" / name))
-            b = list(shards.read_shard(tmp_path / "local" / name))
-            assert [(r["item"], r["paper"], r["card"]) for r in a] == [
-                (r["item"], r["paper"], r["card"]) for r in b
-            ]
-            assert all((x["vector"] == y["vector"]).all() for x, y in zip(a, b, strict=True))
+    assert_same_shards(local.built, tmp_path / "ray", tmp_path / "local")
+
+
+def test_a_gpu_embedder_runs_on_gpu_actors_and_builds_what_the_cpu_does(
+    cluster: str, mixed_sources: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``build --device cuda`` on Ray: one actor per GPU of the cluster, holding it; the same shards.
+
+    ``fake-cuda`` stands in for the GPU embedder (the fake embedder's vectors; no GPU is used),
+    and the cluster's second node declares one GPU: the actor must be placed there and hold it.
+    """
+    sources = [str(s) for s in mixed_sources]
+    report = run_build(
+        sources, tmp_path / "gpu", engine="ray", address=cluster, embedder="fake-cuda", progress=True
+    )
+    assert report.plan.startswith("plan: 1 embedding actor with one GPU each (fake-cuda);")
+    assert "on 2 CPUs of 2 nodes" in report.plan and report.plan in capsys.readouterr().err
+    assert report.devices == {"GPU 0"}, "every chunk was embedded by the actor holding the GPU"
+    assert len(report.nodes) == 1, "the GPU node's actor, only"
+    local = run_build(sources, tmp_path / "cpu", embedder="fake")
+    assert (report.read, report.papers) == (local.read, local.papers)
+    assert_same_shards(local.built, tmp_path / "gpu", tmp_path / "cpu")

@@ -38,6 +38,10 @@ __all__ = [
     "embedder_languages",
     "embedder_is_ready",
     "embedder_model_id",
+    "embedder_for_device",
+    "DEVICES",
+    "GPU_EMBEDDERS",
+    "GPU_RATES",
     "prepare_embedder",
     "preload_embedder",
     "split_evenly",
@@ -203,14 +207,39 @@ def _minilm_fp32() -> Embedder:
     return MiniLMEmbedder(precision="fp32")
 
 
+def _minilm_cuda() -> Embedder:
+    from .torch_minilm import TorchMiniLMEmbedder
+
+    return TorchMiniLMEmbedder(device="cuda")
+
+
+def _minilm_torch() -> Embedder:
+    from .torch_minilm import TorchMiniLMEmbedder
+
+    return TorchMiniLMEmbedder(device="cpu")
+
+
 #: Short name → factory. ``minilm`` is all-MiniLM-L6-v2 (static int8 on OpenVINO, else dynamic
 #: int8 on onnxruntime), ``minilm-fp32`` the same model unquantised (on onnxruntime: the ``onnx``
-#: extra), ``fake`` the test embedder.
+#: extra), ``minilm-cuda`` the same weights on torch on a CUDA device in fp16 (``--device cuda``:
+#: the ``gpu`` extra), ``minilm-torch`` that code path on the CPU in fp32, ``fake`` the test embedder.
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "minilm": _minilm,
     "minilm-fp32": _minilm_fp32,
+    "minilm-cuda": _minilm_cuda,
+    "minilm-torch": _minilm_torch,
     "fake": FakeEmbedder,
+    "fake-cuda": FakeEmbedder,
 }
+#: Embedders that run on a GPU: ``build --engine ray`` gives each of their actors one GPU
+#: (``num_gpus=1``). ``fake-cuda`` is the fake embedder standing in for one in tests: its
+#: vectors are ``fake``'s, and the actor it runs in holds a GPU of the cluster's resources.
+GPU_EMBEDDERS = frozenset({"minilm-cuda", "fake-cuda"})
+#: Planning rates of the GPU embedders in abstracts/s per GPU (the plan ``build`` prints):
+#: ``minilm-cuda`` end to end on one H200 with 16 tokenising cores (issue 28's measurement).
+GPU_RATES = {"minilm-cuda": 8_000.0, "fake-cuda": 8_000.0}
+#: ``--device`` values (``embed``, ``ingest``, ``build``).
+DEVICES = ("auto", "cpu", "cuda")
 
 #: Name → (is its one-off model preparation done?, do it now with or without progress lines).
 #: Embedders missing here need no preparation (the fake one, the fp32 reference).
@@ -219,7 +248,14 @@ PREPARATION: dict[str, tuple[Callable[[], bool], Callable[[bool], None]]] = {
 }
 
 #: Languages of the registered models, known without loading them (``"en"`` or ``"multi"``).
-LANGUAGES: dict[str, str] = {"minilm": "en", "minilm-fp32": "en", "fake": "en"}
+LANGUAGES: dict[str, str] = {
+    "minilm": "en",
+    "minilm-fp32": "en",
+    "minilm-cuda": "en",
+    "minilm-torch": "en",
+    "fake": "en",
+    "fake-cuda": "en",
+}
 
 _CACHE: dict[str, Embedder] = {}
 _LOADING = threading.RLock()
@@ -249,15 +285,47 @@ def embedder_model_id(name: str) -> str:
     Raises:
         InputError: ``name`` is not registered.
     """
-    from .minilm import minilm_model_id
+    from .minilm import minilm_model_id, torch_model_id
 
     known = {
         "minilm": lambda: minilm_model_id("int8", "openvino" if _openvino_installed() else "onnxruntime"),
         "minilm-fp32": lambda: minilm_model_id("fp32", "onnxruntime"),
+        "minilm-cuda": lambda: torch_model_id("fp16"),
+        "minilm-torch": lambda: torch_model_id("fp32"),
     }
     if name in _CACHE or name not in known:
         return get_embedder(name).model_id
     return known[name]()
+
+
+def embedder_for_device(name: str, device: str) -> str:
+    """Return the embedder that runs ``name``'s model on ``device`` (``auto``, ``cpu`` or ``cuda``).
+
+    ``cuda`` is all-MiniLM-L6-v2 on torch (``minilm-cuda``, fp16); ``cpu`` the default int8
+    model for the MiniLM embedders; ``auto`` is ``cuda`` for the default embedder when torch is
+    installed and sees a CUDA device (that check imports torch, ~1-2 s, only when torch is
+    installed), else ``name`` unchanged. Other embedders (``fake``) run where they run.
+
+    Raises:
+        InputError: ``device`` is unknown, or ``cuda`` was asked of an embedder without a GPU path.
+    """
+    if device not in DEVICES:
+        raise InputError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
+    minilms = ("minilm", "minilm-cuda", "minilm-torch")
+    if device == "cpu":
+        return {"minilm-cuda": "minilm", "fake-cuda": "fake"}.get(name, name)
+    if device == "cuda":
+        if name in ("fake", "fake-cuda"):
+            return "fake-cuda"
+        if name not in minilms:
+            raise InputError(f"--device cuda runs all-MiniLM-L6-v2; the embedder {name!r} has no GPU path")
+        return "minilm-cuda"
+    if name == "minilm":
+        from .torch_minilm import cuda_available
+
+        if cuda_available():
+            return "minilm-cuda"
+    return name
 
 
 def embedder_is_ready(name: str) -> bool:

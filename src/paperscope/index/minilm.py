@@ -85,6 +85,7 @@ __all__ = [
     "calibration_texts",
     "load_tokenizer",
     "minilm_model_id",
+    "torch_model_id",
     "text_windows",
 ]
 
@@ -441,6 +442,14 @@ def minilm_model_id(precision: str = "int8", runtime: str = "openvino") -> str:
     if precision == "int8" and runtime == "openvino":
         return f"all-MiniLM-L6-v2/ov-int8-static/w{MAX_TOKENS}-mean"
     return f"all-MiniLM-L6-v2/onnx-{precision}/w{MAX_TOKENS}-mean"
+
+
+def torch_model_id(precision: str) -> str:
+    """Return the id of the torch (GPU) embedder's vectors: ``all-MiniLM-L6-v2/torch-fp16/w256-mean``.
+
+    Here, not in ``torch_minilm``, so that ``stats`` names a model id without importing it.
+    """
+    return f"all-MiniLM-L6-v2/torch-{precision}/w{MAX_TOKENS}-mean"
 
 
 def import_openvino_runtime() -> Any:

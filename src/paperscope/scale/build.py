@@ -9,6 +9,7 @@ that was killed) are removed before the build starts, so nothing is ever counted
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,10 @@ class BuildReport:
     workers: int = 1
     #: Ray node ids that embedded chunks (empty on the local engine).
     nodes: set[str] = field(default_factory=set)
+    #: What embedded the chunks on Ray: "CPU", or "GPU 0" per GPU actor (empty on the local engine).
+    devices: set[str] = field(default_factory=set)
+    #: The Ray engine's plan line: actors, devices and the expected rate ("" on the local engine).
+    plan: str = ""
 
 
 def _entry(item: stages.Input) -> dict[str, Any]:
@@ -84,6 +89,7 @@ def run_build(
     fmt: str | None = None,
     column_map: Mapping[str, str] | str | None = None,
     progress: bool = False,
+    embedder: str | None = None,
 ) -> BuildReport:
     """Build the Parquet shards of ``sources`` into ``out_dir``; return the figures.
 
@@ -97,6 +103,8 @@ def run_build(
         fmt: a format name, as ``paperscope ingest --format`` (None: detected per file).
         column_map: field → column names, as ``paperscope ingest --map``.
         progress: show the records built and, at the end, each stage's throughput.
+        embedder: the registered embedder the shards' vectors come from (``build --device``
+            picks it); default: ``$PAPERSCOPE_EMBEDDER``, else ``minilm``.
 
     Raises:
         InputError: pyarrow or (for ``ray``) Ray is missing, an unknown engine, format or
@@ -112,7 +120,7 @@ def run_build(
 
     columns = parse_column_map(column_map) if isinstance(column_map, str) else dict(column_map or {})
     out = Path(out_dir)
-    name = stages.embedder_name()
+    name = embedder or stages.embedder_name()
     model_id = embedder_model_id(name)
     manifest = shards.load_manifest(out)
     if manifest.get("model_id") not in (None, model_id):
@@ -140,17 +148,31 @@ def run_build(
         entries[item.index] = _entry(item)
     out.mkdir(parents=True, exist_ok=True)
     _clean_stale(out, {e["index"] for e in done.values()})
-    bar = progress_bar(total=None, desc="build", unit="records", enabled=progress)
+    # Progress in input lines, of a total counted first (about 1 s per 4 GB): chunks report the
+    # last line they reached, so the bar has a total and an ETA on either engine.
+    from ..ingest.pipeline import _count_lines
+
+    total_lines = sum(_count_lines(Path(item.path)) for item in todo) if progress else 0
+    bar = progress_bar(total=total_lines or None, desc="build", unit="lines", enabled=progress)
+    reached: dict[int, int] = {}
     try:
         if engine == "ray":
             from .ray_engine import run_ray
 
-            events = run_ray(todo, out, columns, name, address=address, cpus=workers, on_read=bar.update)
+            events = run_ray(todo, out, columns, name, address=address, cpus=workers)
         else:
             from .local_engine import run_local
 
-            events = run_local(todo, out, columns, name, workers=workers or 1, on_read=bar.update)
+            events = run_local(todo, out, columns, name, workers=workers or 1)
         for kind, value in events:
+            if kind == "chunk" and value.lines > reached.get(value.file, 0):
+                bar.update(value.lines - reached.get(value.file, 0))
+                reached[value.file] = value.lines
+            if kind == "plan":
+                report.plan = value
+                if progress:
+                    print(value, file=sys.stderr, flush=True)
+                continue
             if kind == "error":
                 file, reason = value
                 entries[file]["status"] = "failed"
@@ -159,6 +181,8 @@ def run_build(
             entry = entries[value.file]
             if value.node:
                 report.nodes.add(value.node)
+            if value.device:
+                report.devices.add(value.device)
             entry["shards"].append(value.shard)
             entry["read"] += value.read
             entry["papers"] += value.papers
@@ -166,6 +190,8 @@ def run_build(
             entry["repaired"].extend(value.repaired)
             for stage, seconds in value.seconds.items():
                 report.seconds[stage] = report.seconds.get(stage, 0.0) + seconds
+        if total_lines > sum(reached.values()):  # lines after each file's last record: read too
+            bar.update(total_lines - sum(reached.values()))
     finally:
         bar.close()
     for entry in entries.values():

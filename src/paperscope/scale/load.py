@@ -90,6 +90,14 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
     library.store.require_writable()
     store = library.store
     model_id = library._model_id()
+    built_with = str(manifest.get("model_id") or "")
+    if built_with and built_with != model_id and stored_vectors.compatible_model_ids(built_with, model_id):
+        if not store.conn.execute(
+            "SELECT 1 FROM embeddings WHERE model_id = ? LIMIT 1", (model_id,)
+        ).fetchone():
+            # Shards embedded on a GPU (``build --device cuda``) into a library without vectors yet:
+            # their vectors are kept under their own id, and the library is searched by them.
+            model_id = built_with
     cards = _Cards()
     workers = _Workers(cards)
     report = IngestReport()

@@ -37,6 +37,11 @@ class ChunkDone:
     seconds: dict[str, float] = field(default_factory=dict)
     #: The Ray node that embedded and wrote it ("" on the local engine).
     node: str = ""
+    #: What embedded it on that node: "GPU 0" (the Ray actor's GPU ids), "CPU", or "" locally.
+    device: str = ""
+    #: The last input line the chunk reached (its papers' and skips' lines; 0 when records are
+    #: not numbered by line, as in a JSON array): ``build``'s progress in lines of the total.
+    lines: int = 0
 
 
 def write_prepared(out_dir: Path, prepared: stages.Prepared, embedder: Any) -> ChunkDone:
@@ -68,6 +73,11 @@ def write_prepared(out_dir: Path, prepared: stages.Prepared, embedder: Any) -> C
         prepared.skipped,
         prepared.repaired,
         seconds,
+        lines=max(
+            [s.line or 0 for p in prepared.papers for s in p.sources]
+            + [skip[0] for skip in prepared.skipped],
+            default=0,
+        ),
     )
 
 

@@ -16,10 +16,12 @@ environment (embedder, model cache), and must have paperscope installed (the sam
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,9 +43,30 @@ FAULT_ENV = "PAPERSCOPE_TEST_KILL_EMBED_WORKER_ONCE"
 _ACTOR_CPUS = 0.5
 _TASK_CPUS = 0.5
 _READ_CPUS = 0.25
+#: CPUs of a GPU embedding actor: the tokenizer's threads and the host side of the device.
+_GPU_ACTOR_CPUS = 1.0
+#: Planning rate of one CPU embedding actor, papers/s: the 100k build's 30 papers/s per actor
+#: (README, "Large libraries"), the int8 model on one core.
+CPU_ACTOR_RATE = 30.0
 
 
-def _import_ray() -> Any:
+def _token_given() -> bool:
+    return bool(os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"))
+
+
+def _import_ray(address: str | None = None) -> Any:
+    """Import Ray (and Ray Data); joining ``address`` with a token given, in token mode.
+
+    Ray sends ``RAY_AUTH_TOKEN`` only when ``RAY_AUTH_MODE=token``, which it reads once, when
+    it is imported: a driver given the token alone timed out joining a token-authenticated
+    cluster ("Failed to connect to Ray cluster", 60 s). So the mode is set here, before the
+    import, when a token is given, an address is joined and the mode is not set already.
+
+    Raises:
+        InputError: Ray is not installed.
+    """
+    if address and _token_given() and "RAY_AUTH_MODE" not in os.environ and "ray" not in sys.modules:
+        os.environ["RAY_AUTH_MODE"] = "token"
     try:
         import ray
         import ray.data  # noqa: F401
@@ -110,12 +133,14 @@ class _EmbedWriter:
         import ray
 
         self.node = ray.get_runtime_context().get_node_id()
+        gpus = ray.get_gpu_ids()
+        self.device = "GPU " + ",".join(str(g) for g in gpus) if gpus else "CPU"
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         def step(_file: int, _start: int, prepared: stages.Prepared) -> ChunkDone:
             _maybe_die()
             done = write_prepared(self.out_dir, prepared, self.embedder)
-            done.node = self.node
+            done.node, done.device = self.node, self.device
             return done
 
         return _map_chunks(batch, step)
@@ -176,6 +201,31 @@ def _check_reachable(address: str) -> None:
         ) from None
 
 
+def _runtime_env() -> dict[str, Any]:
+    """The environment workers get: this process's ``PAPERSCOPE_*`` variables (embedder, model cache)."""
+    return {"env_vars": {k: v for k, v in os.environ.items() if k.startswith("PAPERSCOPE_")}}
+
+
+#: Joins by ``ray://`` tried before giving up: the Ray Client server starts a process per client,
+#: which failed now and then on a loaded 2-core machine ("Initialization failure from server",
+#: 1 of 3 joins in tests/scale/test_ray_token.py) and came up on the next try.
+_CLIENT_TRIES = 3
+
+
+def _join(ray: Any, address: str, options: dict[str, Any]) -> None:
+    """``ray.init`` on ``address``; a ``ray://`` join whose server process failed to start is tried again."""
+    tries = _CLIENT_TRIES if address.startswith("ray://") else 1
+    for attempt in range(1, tries + 1):
+        try:
+            ray.init(address=address, **options)
+            return
+        except ConnectionError as exc:
+            if attempt == tries or "Initialization failure from server" not in str(exc):
+                raise
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+
 def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
     """Connect to (or start) a cluster; return True when this call started the connection."""
     if ray.is_initialized():
@@ -184,13 +234,16 @@ def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
     # Ray's C++ core logs a warning per actor pool that restarts are allowed (Ray Data's own
     # setting, ray-project/ray#53727); failures still reach this process as exceptions.
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-    env = {k: v for k, v in os.environ.items() if k.startswith("PAPERSCOPE_")}
     options: dict[str, Any] = {
         "include_dashboard": False,
         "log_to_driver": False,
         "logging_level": "ERROR",
-        "runtime_env": {"env_vars": env},
     }
+    if not (address or "").startswith("ray://"):
+        # ray:// gives the environment to its driver task instead (:func:`_events_from_cluster`):
+        # a client's job-level runtime_env made the Ray Client server's per-client process fail
+        # to start on a two-node cluster ("Initialization failure from server", Ray 2.60).
+        options["runtime_env"] = _runtime_env()
     if address:
         host = address.removeprefix("ray://").rsplit(":", 1)[0]
         if host in ("127.0.0.1", "localhost"):
@@ -198,14 +251,66 @@ def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
             options["_node_ip_address"] = "127.0.0.1"
         _check_reachable(address)
         try:
-            ray.init(address=address, **options)
+            _join(ray, address, options)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             first = (str(exc).strip().splitlines() or [""])[0][:300]
-            raise PaperscopeError(f"--address {address}: cannot join the Ray cluster: {first}") from None
+            hint = ""
+            if not _token_given():
+                hint = (
+                    "; if the cluster uses token authentication (Ray's default for `ray start` since 2.52),"
+                    " set RAY_AUTH_TOKEN to its token (`ray get-auth-token` on a cluster node prints it)"
+                )
+            elif os.environ.get("RAY_AUTH_MODE") != "token":
+                hint = "; a token is given: set RAY_AUTH_MODE=token before Ray is imported"
+            raise PaperscopeError(
+                f"--address {address}: cannot join the Ray cluster: {first}{hint}"
+            ) from None
     else:
         # "local" always starts a new cluster for this build, whatever RAY_ADDRESS says.
         ray.init(address="local", num_cpus=cpus, _node_ip_address="127.0.0.1", **options)
     return True
+
+
+def _plan(resources: Mapping[str, float], embedder_name: str) -> tuple[int, dict[str, float]]:
+    """Return the embedding actors and the resources of each for a cluster of ``resources``.
+
+    A GPU embedder (:data:`paperscope.index.embed.GPU_EMBEDDERS`) gets one actor per GPU of the
+    cluster, each holding one GPU and one CPU; reading and cards run as CPU tasks beside them
+    (Ray Data does not fuse tasks into actors of other resources). Otherwise one actor per CPU,
+    half a CPU each, with the cards fused into them.
+
+    Raises:
+        PaperscopeError: a GPU embedder, and the cluster has no GPU.
+    """
+    from ..index.embed import GPU_EMBEDDERS
+
+    if embedder_name in GPU_EMBEDDERS:
+        gpus = int(resources.get("GPU", 0))
+        if gpus < 1:
+            raise PaperscopeError(
+                "--device cuda: the Ray cluster has no GPU (`ray status` lists its resources);"
+                " start its GPU nodes with their GPUs, or build with --device cpu"
+            )
+        return gpus, {"num_gpus": 1, "num_cpus": _GPU_ACTOR_CPUS}
+    return max(1, int(resources.get("CPU", 1))), {"num_cpus": _ACTOR_CPUS}
+
+
+def _plan_line(resources: Mapping[str, float], embedder_name: str, actors: int, nodes: int) -> str:
+    """Return the one line ``build`` prints before it starts: actors, devices, the expected rate."""
+    from ..index.embed import GPU_EMBEDDERS, GPU_RATES
+
+    cpus = int(resources.get("CPU", 0))
+    if embedder_name in GPU_EMBEDDERS:
+        rate = GPU_RATES.get(embedder_name, 0.0) * actors
+        return (
+            f"plan: {actors} embedding actor{'s' * (actors != 1)} with one GPU each ({embedder_name});"
+            f" reading and cards as tasks on {cpus} CPUs of {nodes} node{'s' * (nodes != 1)};"
+            f" expected about {rate:,.0f} papers/s (cards: about 250 papers/s per CPU)"
+        )
+    return (
+        f"plan: {actors} embedding actor{'s' * (actors != 1)} on the CPUs of {nodes} node{'s' * (nodes != 1)}"
+        f" ({embedder_name}, cards in the same processes); expected about {CPU_ACTOR_RATE * actors:,.0f} papers/s"
+    )
 
 
 def run_ray(
@@ -230,10 +335,13 @@ def run_ray(
         cpus: CPUs of the local cluster started when ``address`` is None.
         on_read: called with each finished chunk's item count.
 
+    Yields ``("plan", line)`` first (:func:`_plan_line`), then the chunks.
+
     Raises:
         InputError: Ray is not installed (``pip install 'paperscope[ray]'``).
+        PaperscopeError: a GPU embedder and a cluster without GPUs, or the build failed.
     """
-    ray = _import_ray()
+    ray = _import_ray(address)
     if not inputs:
         return
     from ..index.embed import prepare_embedder
@@ -241,41 +349,15 @@ def run_ray(
     prepare_embedder(embedder_name)  # once here rather than in every actor at once (local clusters)
     started = _init(ray, address, cpus)
     try:
-        context = ray.data.DataContext.get_current()
-        context.enable_progress_bars = False
-        # One chunk per block: Ray Data gathers a generator's outputs into blocks of up to 128 MiB,
-        # so one input file's ~60 chunks travelled as one block whose shards were reported only
-        # when all were written (100k records: over Ray's 30-minute no-progress timeout, 2026-12-01).
-        context.target_max_block_size = 1
-        if hasattr(context, "print_on_execution_start"):  # not in every 2.x release
-            context.print_on_execution_start = False
-        total_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        files = [{"file": i.index, "path": i.path, "fmt": i.fmt or ""} for i in inputs]
-        ds = ray.data.from_items(files, override_num_blocks=len(files))
-        ds = ds.map_batches(
-            _read,
-            batch_size=1,
-            batch_format="numpy",
-            fn_kwargs={"column_map": dict(column_map) if column_map else None},
-            num_cpus=_READ_CPUS,
-        )
-        ds = ds.map_batches(_prepare, batch_size=1, batch_format="numpy", num_cpus=_TASK_CPUS)
-        ds = ds.map_batches(
-            _bound_writer(str(out_dir), embedder_name, 1),
-            batch_size=1,
-            batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=total_cpus),
-            num_cpus=_ACTOR_CPUS,
-        )
+        if address and address.startswith("ray://"):
+            events = _events_from_cluster(ray, inputs, out_dir, column_map, embedder_name)
+        else:
+            events = _events(inputs, out_dir, column_map, embedder_name)
         try:
-            for row in ds.iter_rows():
-                if row["error"]:
-                    yield "error", (int(row["file"]), str(row["error"]))
-                    continue
-                done: ChunkDone = pickle.loads(row["payload"])
-                if on_read:
-                    on_read(done.read)
-                yield "chunk", done
+            for kind, value in events:
+                if kind == "chunk" and on_read:
+                    on_read(value.read)
+                yield kind, value
         except Exception as exc:
             if not type(exc).__module__.startswith("ray"):
                 raise
@@ -289,3 +371,108 @@ def run_ray(
     finally:
         if started:
             ray.shutdown()
+
+
+def _events(
+    inputs: list[stages.Input], out_dir: Path, column_map: Mapping[str, str] | None, embedder_name: str
+) -> Iterator[Event]:
+    """Run the pipeline on the connected cluster; yield ``("plan", line)``, then chunks and errors.
+
+    Runs where Ray Data can execute a dataset: this driver, or (``ray://``) a task on the cluster.
+    """
+    import ray
+
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    # One chunk per block: Ray Data gathers a generator's outputs into blocks of up to 128 MiB,
+    # so one input file's ~60 chunks travelled as one block whose shards were reported only
+    # when all were written (100k records: over Ray's 30-minute no-progress timeout, 2026-12-01).
+    context.target_max_block_size = 1
+    if hasattr(context, "print_on_execution_start"):  # not in every 2.x release
+        context.print_on_execution_start = False
+    resources = ray.cluster_resources()
+    actors, actor_resources = _plan(resources, embedder_name)
+    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    yield "plan", _plan_line(resources, embedder_name, actors, nodes)
+    files = [{"file": i.index, "path": i.path, "fmt": i.fmt or ""} for i in inputs]
+    ds = ray.data.from_items(files, override_num_blocks=len(files))
+    ds = ds.map_batches(
+        _read,
+        batch_size=1,
+        batch_format="numpy",
+        fn_kwargs={"column_map": dict(column_map) if column_map else None},
+        num_cpus=_READ_CPUS,
+    )
+    ds = ds.map_batches(_prepare, batch_size=1, batch_format="numpy", num_cpus=_TASK_CPUS)
+    ds = ds.map_batches(
+        _bound_writer(str(out_dir), embedder_name, 1),
+        batch_size=1,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=actors),
+        **actor_resources,
+    )
+    for row in ds.iter_rows():
+        if row["error"]:
+            yield "error", (int(row["file"]), str(row["error"]))
+            continue
+        done: ChunkDone = pickle.loads(row["payload"])
+        yield "chunk", done
+
+
+def _drive(
+    inputs: list[stages.Input],
+    out_dir: str,
+    column_map: Mapping[str, str] | None,
+    embedder_name: str,
+    queue: Any,
+) -> None:
+    """The driver of a ``ray://`` build, as a task on the cluster: events go into ``queue``.
+
+    Ray Client cannot execute a Ray Data dataset (its stub worker has no core worker:
+    ``AttributeError: 'Worker' object has no attribute 'core_worker'``) nor stream a generator
+    task, so the pipeline runs here and its events travel through a ``ray.util.queue.Queue``
+    (an actor); ``("end", "")`` or ``("failed", reason)`` closes them.
+    """
+    try:
+        for event in _events(inputs, Path(out_dir), column_map, embedder_name):
+            queue.put(event)
+    except Exception as exc:  # the client raises it as a PaperscopeError
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        queue.put(("failed", f"{type(exc).__name__}: {first}"))
+        return
+    queue.put(("end", ""))
+
+
+def _events_from_cluster(
+    ray: Any,
+    inputs: list[stages.Input],
+    out_dir: Path,
+    column_map: Mapping[str, str] | None,
+    embedder_name: str,
+) -> Iterator[Event]:
+    """Yield the events of :func:`_drive` run as a task on a cluster joined by ``ray://``."""
+    from ray.util.queue import Empty, Queue
+
+    queue = Queue()
+    task = ray.remote(num_cpus=0, max_retries=0, runtime_env=_runtime_env())(_drive).remote(
+        inputs, str(out_dir), dict(column_map) if column_map else None, embedder_name, queue
+    )
+    while True:
+        try:
+            kind, value = queue.get(timeout=5.0)
+        except Empty:
+            ready, _ = ray.wait([task], timeout=0)
+            if ready:
+                ray.get(task)  # raises the task's error, if it died before closing the queue
+                raise PaperscopeError("the Ray build's driver task ended without a result") from None
+            continue
+        if kind == "end":
+            return
+        if kind == "failed":
+            if value.startswith("PaperscopeError: "):
+                raise PaperscopeError(value.removeprefix("PaperscopeError: "))
+            raise PaperscopeError(
+                f"the Ray build failed ({value}); the shards written so far are kept, and running"
+                " the same build again finishes it"
+            )
+        yield kind, value

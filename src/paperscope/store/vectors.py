@@ -57,6 +57,48 @@ def count_missing_vectors(conn: sqlite3.Connection, model_id: str) -> int:
     return int(n)
 
 
+def stored_model_ids(conn: sqlite3.Connection) -> list[str]:
+    """Return the distinct model ids of stored vectors, sorted (one index seek per id)."""
+    found: list[str] = []
+    row = conn.execute("SELECT min(model_id) FROM embeddings").fetchone()
+    while row is not None and row[0] is not None:
+        found.append(str(row[0]))
+        row = conn.execute("SELECT min(model_id) FROM embeddings WHERE model_id > ?", (row[0],)).fetchone()
+    return found
+
+
+def compatible_model_ids(a: str, b: str) -> bool:
+    """Return True when vectors of model ids ``a`` and ``b`` are of one model and pooling.
+
+    Ids read ``model/runtime-precision/pooling`` (``all-MiniLM-L6-v2/torch-fp16/w256-mean``):
+    the first and last parts must match; the runtime and precision may differ (the vectors of
+    one model's runtimes agree at cosine >= 0.995, README "Embedding on a GPU").
+    """
+    pa, pb = a.split("/"), b.split("/")
+    return len(pa) == len(pb) and pa[0] == pb[0] and pa[-1] == pb[-1]
+
+
+def document_model_id(conn: sqlite3.Connection, active: str) -> str:
+    """Return the model id whose stored vectors the library's papers are searched by.
+
+    ``active`` (the embedder that embeds queries) when any vector of it is stored, or when
+    no compatible vector is; else the compatible id with the most vectors: a library embedded
+    with ``--device cuda`` (``torch-fp16``) is searched on a machine without a GPU with its
+    own vectors and CPU query vectors. Vectors of two ids are never mixed in one index.
+    Cost: one index seek, plus one per stored id when ``active`` has none.
+    """
+    if conn.execute("SELECT 1 FROM embeddings WHERE model_id = ? LIMIT 1", (active,)).fetchone():
+        return active
+    others = [m for m in stored_model_ids(conn) if compatible_model_ids(active, m)]
+    if len(others) <= 1:
+        return others[0] if others else active
+    counts = {
+        m: conn.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", (m,)).fetchone()[0]
+        for m in others
+    }
+    return max(others, key=lambda m: (counts[m], m))
+
+
 def vectors_by_hash(
     conn: sqlite3.Connection, model_id: str, content_hashes: Iterable[str]
 ) -> dict[str, tuple[np.ndarray, int]]:
