@@ -65,3 +65,43 @@ def test_identified_phenomenon_and_these_findings_are_empirical_analysis():
 def test_our_new_methods_and_propose_to_are_method():
     assert _types("Our new pruning methods keep accuracy at half the cost.") == ["method"]
     assert _types("We rethink caching and propose to evict keys by age.") == ["method"]
+
+
+def _abstracts() -> list[str]:
+    """The bundled example abstracts, and ICLR 2026's from ../shared/data when it is there."""
+    from pathlib import Path
+
+    from paperscope.index.minilm import calibration_texts
+
+    texts = list(calibration_texts())
+    shared = Path(__file__).resolve().parents[3] / "shared" / "data" / "iclr2026-primary-area"
+    if shared.is_dir():
+        import csv
+
+        csv.field_size_limit(1 << 24)
+        for path in sorted(shared.glob("*.csv")):
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                texts.extend(row["abstract"] for row in csv.DictReader(handle))
+    return texts
+
+
+def test_every_pattern_probe_is_a_necessary_substring():
+    """A pre-test skips a pattern when none of its probes is in the text: no match may lack them.
+
+    Checked on every abstract at hand (95 bundled ones; with ../shared/data also ICLR 2026's
+    4,302), so a probe list that misses a way the pattern can match fails here, not silently.
+    """
+    from paperscope.extract import contributions
+
+    probed = [(c, contributions._PROBES_OF[id(c)]) for cs in contributions._COMPILED.values() for c in cs]
+    probed = [(c, p) for c, p in probed if p]
+    assert len(probed) >= 20  # the probes are attached to the compiled patterns
+    checked = 0
+    for text in _abstracts():
+        clean = clean_text(text)
+        lowered = clean.lower()
+        for pattern, probes in probed:
+            if pattern.search(clean):
+                checked += 1
+                assert any(p in lowered for p in probes), (pattern.pattern, probes, clean[:200])
+    assert checked > 0

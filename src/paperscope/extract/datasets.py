@@ -88,6 +88,10 @@ _THE_BEFORE_RE = re.compile(r"\b(?:the|on)\s+(?:[a-z][a-z\-]+\s+)?$")
 _ITEM_BEFORE_RE = re.compile(rf"(?<![\w-])({_NAME_TOKEN})(?:,\s*(?:and\s+)?|\s+and\s+)$")
 
 
+#: A capitalised word right before a listed name: the name is the last word of a longer one.
+_LONGER_NAME_TAIL_RE = re.compile(r"[A-Z][\w\-.]*\s$")
+
+
 def _items_before(clean: str, start: int) -> list[tuple[str, int, int]]:
     """Return the names listed before the name at ``start``: ``A, B and`` before ``C benchmarks``."""
     out = []
@@ -95,7 +99,7 @@ def _items_before(clean: str, start: int) -> list[tuple[str, int, int]]:
         name = m.group(1)
         if name in _NON_NAMES or is_generic(name) or _MODIFIER_WORD_RE.fullmatch(name):
             break
-        if re.search(r"[A-Z][\w\-.]*\s$", clean[max(0, m.start(1) - 20) : m.start(1)]):
+        if _LONGER_NAME_TAIL_RE.search(clean, max(0, m.start(1) - 20), m.start(1)):
             break  # "NYU Depth V2, …": the last word of a longer name, not an item of its own
         out.append((name, m.start(1), m.end(1)))
         start = m.start(1)
