@@ -3,7 +3,8 @@
 Usage: PYTHONPATH=src python bench/gpu_embed.py [--device auto|cpu|cuda] [--precision fp16]
        [--papers 4302] [--batch 512] [--retrieval]
 
-Needs the gpu extra (torch; on a GPU machine a CUDA build of torch) and ../shared/data. Prints:
+Needs the gpu and onnx extras (torch, on a GPU machine a CUDA build; onnxruntime for the fp32
+reference) and ../shared/data beside the checkout. Prints:
 
 * **tokenisation** alone: texts/s of ``tokenizers``' ``encode_batch`` (its threads) into windows;
 * **end to end**: abstracts/s and windows/s of ``TorchMiniLMEmbedder.embed_documents`` on the
@@ -32,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _data import load_iclr2026  # noqa: E402
+from _data import ICLR_DIR, load_iclr2026  # noqa: E402
 from paperscope.index.embed import get_embedder  # noqa: E402
-from paperscope.index.minilm import text_windows  # noqa: E402
+from paperscope.index.minilm import onnx_runtime_installed, text_windows  # noqa: E402
 from paperscope.index.torch_minilm import TorchMiniLMEmbedder  # noqa: E402
 
 
@@ -78,6 +79,10 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; {os.cpu_count()} CPUs")
+    if not ICLR_DIR.is_dir():
+        sys.exit(f"{ICLR_DIR}: not found; this bench reads ../shared/data beside the checkout")
+    if not onnx_runtime_installed():
+        sys.exit("the fp32 reference (minilm-fp32) needs the onnx extra: pip install 'paperscope[gpu,onnx]'")
     _, texts, _ = load_iclr2026()
     texts = texts[: args.papers]
     started = time.perf_counter()

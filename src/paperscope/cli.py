@@ -151,8 +151,12 @@ def _choose_device(ctx: click.Context, device: str) -> None:
 
     from .index.embed import DEFAULT_EMBEDDER, embedder_for_device
 
-    name = os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER
-    ctx.find_root().obj["embedder"] = embedder_for_device(name, device)
+    name = embedder_for_device(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER, device)
+    if name == "minilm-cuda":  # before any file is read or library made: no half-made library
+        from .index.torch_minilm import require_cuda
+
+        require_cuda()
+    ctx.find_root().obj["embedder"] = name
 
 
 def _library(ctx: click.Context, create: bool = False) -> Library:
@@ -845,13 +849,15 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
     Example: paperscope stats --json
     """
-    data = _library(ctx).stats()
+    library = _library(ctx)
+    data = library.stats()
     if as_json:
         emit_json(data)
         return
     click.echo(f"library: {data['db']} (schema {data['schema_version']})")
     for key in ("papers", "sources", "cards", "vectors", "topics", "stars", "tags", "notes"):
-        click.echo(f"{key:>8}: {data[key]}")
+        model = f" ({data['embedder']})" if key == "vectors" and data[key] else ""
+        click.echo(f"{key:>8}: {data[key]}{model}")
     if data["missing_cards"]:
         first = f" ({data['first_cards']:,} with only the quick first card)" if data["first_cards"] else ""
         click.echo(
@@ -859,7 +865,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
             " run `paperscope cards` (or the ingest again)"
         )
     if data["missing_vectors"]:
-        click.echo(f"  {data['missing_vectors']:,} papers have no current vector: run `paperscope embed`")
+        click.echo(
+            f"  {data['missing_vectors']:,} papers have no current vector: run `{library.embed_command()}`"
+        )
     if data["missing_topics"]:
         click.echo(
             f"  {data['missing_topics']:,} papers have no topic (added since the last fit):"

@@ -120,6 +120,12 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
         from .scale import stages
         from .scale.build import run_build
 
+        embedder = embedder_for_device(stages.embedder_name(), device)
+        if embedder == "minilm-cuda" and engine == "local":  # Ray checks the cluster's GPUs
+            from .index.torch_minilm import require_cuda
+
+            require_cuda()
+
         missing = [p for p in sources if not p.exists()]
         if len(missing) == len(sources):
             raise click.ClickException(f"{missing[0]}: no such file or folder; nothing was built")
@@ -132,7 +138,7 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             fmt=fmt,
             column_map=column_map,
             progress=True,
-            embedder=embedder_for_device(stages.embedder_name(), device),
+            embedder=embedder,
         )
         if as_json:
             emit_json(_build_dict(report))

@@ -314,11 +314,7 @@ class Library:
         if other is not None:
             # A library embedded on a GPU (``--device cuda``) opened here: embedding its new papers
             # with this machine's model would start a second set of vectors; say what to run.
-            report.warnings.append(
-                f"new papers were not embedded: this library's vectors are of {other}, not of"
-                f" {self._active_model_id()} that this machine runs; run `{self._command('embed --device cuda')}`"
-                f" where a GPU is, or `{self._command('embed --rebuild --device cpu')}` to embed every paper here"
-            )
+            report.warnings.append(f"new papers were not embedded: {self._other_vectors_message(other)}")
             self.build_search_indexes(progress=progress)
         elif embed and not report.rolled_back:
             started = time.perf_counter()
@@ -635,6 +631,35 @@ class Library:
         """Return the model_id of the library's vectors when they are not the active embedder's, else None."""
         documents = self._model_id()
         return documents if documents != self._active_model_id() else None
+
+    def embed_command(self) -> str:
+        """Return the shell command that embeds this library's papers missing a vector, with its own model.
+
+        ``paperscope embed`` when the library's vectors are the active embedder's; else the
+        command that runs the model of its vectors (``embed --device cuda`` for vectors made on
+        a GPU, ``embed --device cpu`` for the CPU int8 model's, or the embedder by name).
+        """
+        from .index.embed import embedder_model_id
+
+        documents = self._model_id()
+        if documents == self._active_model_id():
+            return self._command("embed")
+        for name, command in (("minilm-cuda", "embed --device cuda"), ("minilm", "embed --device cpu")):
+            if embedder_model_id(name) == documents:
+                return self._command(command)
+        for name in ("minilm-torch", "minilm-fp32"):
+            if embedder_model_id(name) == documents:
+                return f"PAPERSCOPE_EMBEDDER={name} {self._command('embed')}"
+        return self._command("embed")
+
+    def _other_vectors_message(self, other: str) -> str:
+        """Say that this library's vectors are of ``other``, and the two ways on (one embeds, one moves)."""
+        return (
+            f"this library's vectors are of {other}, not of {self._active_model_id()} that this command"
+            f" runs: run `{self.embed_command()}` to embed with the library's model, or"
+            f" `{self._command('embed --rebuild')}` with this command's --device to embed all"
+            f" {len(self):,} papers with {self._active_model_id()}"
+        )
 
     # -- search ---------------------------------------------------------------------------
     def search(
@@ -1070,11 +1095,7 @@ class Library:
 
         other = self.vectors_of_other_embedder()
         if other is not None and not rebuild:
-            raise InputError(
-                f"this library's vectors are of {other}, not of {self._active_model_id()} that this"
-                f" machine runs: run `{self._command('embed --device cuda')}` where a GPU is, or"
-                f" `{self._command('embed --rebuild --device cpu')}` to embed all {len(self):,} papers here"
-            )
+            raise InputError(self._other_vectors_message(other))
         started = time.perf_counter()
         with doing("loading the embedding model"):
             if isinstance(self._embedder_choice, str):
@@ -1204,8 +1225,7 @@ class Library:
         if self._dense_missing:
             self.search_notice = (
                 f"{self._dense_missing:,} papers have no embedding yet, so these results are BM25 only;"
-                f" run `{self._command('embed' if self.vectors_of_other_embedder() is None else 'embed --device cuda')}`"
-                " to fill them"
+                f" run `{self.embed_command()}` to fill them"
             )
             return None
         return index

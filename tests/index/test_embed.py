@@ -95,11 +95,14 @@ def test_no_embed_defers_vectors_to_the_embed_command(tmp_path, icml_dir):
     runner = CliRunner()
     assert runner.invoke(cli, ["--db", db, "ingest", str(icml_dir), "--no-embed"]).exit_code == 0
     stats = runner.invoke(cli, ["--db", db, "stats"]).stdout
-    assert "vectors: 0\n" in stats and "95 papers have no current vector: run `paperscope embed`" in stats
+    assert (
+        "vectors: 0\n" in stats
+        and f"95 papers have no current vector: run `paperscope --db {db} embed`" in stats
+    )
     result = runner.invoke(cli, ["--db", db, "embed"])
     assert result.exit_code == 0
     assert result.stderr.startswith("embed: 95 papers in ")
-    assert "vectors: 95\n" in runner.invoke(cli, ["--db", db, "stats"]).stdout
+    assert "vectors: 95 (fake-bow-384)\n" in runner.invoke(cli, ["--db", db, "stats"]).stdout
     again = runner.invoke(cli, ["--db", db, "embed"])
     assert again.stderr == "embed: every paper already has a vector (95)\n"
 
@@ -236,12 +239,13 @@ def test_cli_embed_with_minilm_fp32_and_no_onnx_extra_prints_one_line(
     from click.testing import CliRunner
 
     from paperscope.cli import cli
-    from paperscope.index import minilm
+    from paperscope.index import embed, minilm
 
     db = tmp_path / "lib.db"
     with Library(db, embedder="fake") as lib:
         lib.ingest([next(icml_dir.glob("*.txt"))])
     monkeypatch.setattr(minilm, "onnx_runtime_installed", lambda: False)
+    monkeypatch.delitem(embed._CACHE, "minilm-fp32", raising=False)  # loaded by an earlier test
     monkeypatch.setenv("PAPERSCOPE_EMBEDDER", "minilm-fp32")
     result = CliRunner().invoke(cli, ["--db", str(db), "embed"])
     assert result.exit_code == 1

@@ -129,6 +129,16 @@ def test_device_cuda_without_a_gpu_is_one_clear_line(tmp_path):
     assert "Traceback" not in done.stderr
     with Library(db) as library:
         assert library.stats()["vectors"] == 0  # nothing half-written
+    # An ingest that could not embed makes no library at all: the device is checked first.
+    fresh = tmp_path / "fresh.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "paperscope", "--db", str(fresh), "ingest", str(EXAMPLES), "--device", "cuda"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "PAPERSCOPE_EMBEDDER"},
+    )
+    assert done.returncode == 1 and "sees no CUDA device" in done.stderr and "Traceback" not in done.stderr
+    assert not fresh.exists()
 
 
 def test_a_torch_embedded_library_is_searched_with_cpu_query_vectors(tmp_path):
@@ -150,9 +160,13 @@ def test_a_torch_embedded_library_is_searched_with_cpu_query_vectors(tmp_path):
         # New papers ingested here are not embedded with another model: the report says what to run.
         report = library.ingest(files[1:2])
         assert report.new > 0
-        assert any("--device cuda" in warning for warning in report.warnings)
+        # ... naming the command that embeds with the library's own model (here the torch path on the CPU)
+        assert any("PAPERSCOPE_EMBEDDER=minilm-torch paperscope --db" in w for w in report.warnings)
+        assert "PAPERSCOPE_EMBEDDER=minilm-torch" in (
+            library.search("graph", limit=3) and library.search_notice or ""
+        )
         assert stored_vectors.stored_model_ids(library.store.conn) == [torch_id]
-        with pytest.raises(InputError, match="embed --rebuild --device cpu"):
+        with pytest.raises(InputError, match="embed --rebuild` with this command's --device"):
             library.embed()
         # Asked to, the CPU model embeds every paper under its own id, and the library follows it.
         assert library.embed(rebuild=True) == len(library) > n_papers

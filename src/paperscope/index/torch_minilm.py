@@ -36,6 +36,7 @@ __all__ = [
     "torch_model_id",
     "reference_weights",
     "cuda_available",
+    "require_cuda",
     "torch_installed",
 ]
 
@@ -63,6 +64,26 @@ def torch_installed() -> bool:
     from importlib.util import find_spec
 
     return find_spec("torch") is not None
+
+
+def require_cuda() -> None:
+    """Check that torch is installed and sees a CUDA device (imports torch).
+
+    ``--device cuda`` calls it before anything is read or written, so a machine without a GPU
+    gets one line and no half-made library.
+
+    Raises:
+        ModelUnavailable: torch is missing, or sees no CUDA device.
+    """
+    if not torch_installed():
+        raise ModelUnavailable(f"--device cuda needs torch; run: {GPU_INSTALL}")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ModelUnavailable(
+            f"--device cuda: torch {torch.__version__} sees no CUDA device"
+            " (a CPU-only torch build, no driver, or CUDA_VISIBLE_DEVICES is empty); use --device cpu"
+        )
 
 
 def cuda_available() -> bool:
@@ -212,11 +233,8 @@ class TorchMiniLMEmbedder:
 
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
-        elif device == "cuda" and not torch.cuda.is_available():
-            raise ModelUnavailable(
-                f"--device cuda: torch {torch.__version__} sees no CUDA device"
-                " (a CPU-only torch build, no driver, or CUDA_VISIBLE_DEVICES is empty); use --device cpu"
-            )
+        elif device == "cuda":
+            require_cuda()
         precision = precision or ("fp16" if device == "cuda" else "fp32")
         if precision not in _DTYPES:
             raise ValueError(f"precision must be one of {', '.join(_DTYPES)}, got {precision!r}")

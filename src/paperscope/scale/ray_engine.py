@@ -22,6 +22,7 @@ import os
 import pickle
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -212,12 +213,34 @@ def _runtime_env() -> dict[str, Any]:
 _CLIENT_TRIES = 3
 
 
+@contextlib.contextmanager
+def _quiet_native_stderr() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null while Ray starts, then restore it.
+
+    Ray's C++ core writes a line of its own when it starts ("logging.cc: Set ray log level from
+    environment variable RAY_BACKEND_LOG_LEVEL"), straight to the descriptor, past Python's
+    ``sys.stderr``; the build prints its own plan instead. Errors still reach the caller as
+    exceptions, with one line of ours.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 def _join(ray: Any, address: str, options: dict[str, Any]) -> None:
     """``ray.init`` on ``address``; a ``ray://`` join whose server process failed to start is tried again."""
     tries = _CLIENT_TRIES if address.startswith("ray://") else 1
     for attempt in range(1, tries + 1):
         try:
-            ray.init(address=address, **options)
+            with _quiet_native_stderr():
+                ray.init(address=address, **options)
             return
         except ConnectionError as exc:
             if attempt == tries or "Initialization failure from server" not in str(exc):
@@ -267,7 +290,8 @@ def _init(ray: Any, address: str | None, cpus: int | None) -> bool:
             ) from None
     else:
         # "local" always starts a new cluster for this build, whatever RAY_ADDRESS says.
-        ray.init(address="local", num_cpus=cpus, _node_ip_address="127.0.0.1", **options)
+        with _quiet_native_stderr():
+            ray.init(address="local", num_cpus=cpus, _node_ip_address="127.0.0.1", **options)
     return True
 
 
@@ -411,12 +435,18 @@ def _events(
         compute=ray.data.ActorPoolStrategy(size=actors),
         **actor_resources,
     )
-    for row in ds.iter_rows():
-        if row["error"]:
-            yield "error", (int(row["file"]), str(row["error"]))
-            continue
-        done: ChunkDone = pickle.loads(row["payload"])
-        yield "chunk", done
+    with warnings.catch_warnings():
+        # Ray Data warns when an actor pool gets fewer inputs than actors (a build of one small
+        # file): it runs anyway, with the actors that have work.
+        warnings.filterwarnings(
+            "ignore", message="The minimum number of concurrent actors", category=UserWarning
+        )
+        for row in ds.iter_rows():
+            if row["error"]:
+                yield "error", (int(row["file"]), str(row["error"]))
+                continue
+            done: ChunkDone = pickle.loads(row["payload"])
+            yield "chunk", done
 
 
 def _drive(
