@@ -657,8 +657,8 @@ class Library:
         return (
             f"this library's vectors are of {other}, not of {self._active_model_id()} that this command"
             f" runs: run `{self.embed_command()}` to embed with the library's model, or"
-            f" `{self._command('embed --rebuild')}` with this command's --device to embed all"
-            f" {len(self):,} papers with {self._active_model_id()}"
+            f" `{self._command('embed')}` with this command's --device to embed all"
+            f" {len(self):,} papers with {self._active_model_id()} (the library then uses those)"
         )
 
     # -- search ---------------------------------------------------------------------------
@@ -1093,9 +1093,6 @@ class Library:
         from .index.dense import ensure_vectors
         from .index.embed import prepare_embedder
 
-        other = self.vectors_of_other_embedder()
-        if other is not None and not rebuild:
-            raise InputError(self._other_vectors_message(other))
         started = time.perf_counter()
         with doing("loading the embedding model"):
             if isinstance(self._embedder_choice, str):
@@ -1174,6 +1171,11 @@ class Library:
             progress = sys.stderr.isatty()
         index = self._loaded_dense_index()
         if len(index) < len(self) and not self.store.read_only and self.missing_vectors():
+            other = self.vectors_of_other_embedder()
+            if other is not None:  # embedding here would re-embed every paper with another model
+                raise InputError(
+                    f"{self.missing_vectors():,} papers have no vector: {self._other_vectors_message(other)}"
+                )
             self.embed(progress=progress)
             index = self._loaded_dense_index()
         return index

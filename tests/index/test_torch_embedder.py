@@ -166,10 +166,11 @@ def test_a_torch_embedded_library_is_searched_with_cpu_query_vectors(tmp_path):
             library.search("graph", limit=3) and library.search_notice or ""
         )
         assert stored_vectors.stored_model_ids(library.store.conn) == [torch_id]
-        with pytest.raises(InputError, match="embed --rebuild` with this command's --device"):
-            library.embed()
-        # Asked to, the CPU model embeds every paper under its own id, and the library follows it.
-        assert library.embed(rebuild=True) == len(library) > n_papers
+        assert any("embed` with this command's --device to embed all" in w for w in report.warnings)
+        with pytest.raises(InputError, match="papers have no vector: this library's vectors are of"):
+            library.dense_index()  # topics, related…: no hidden re-embedding of the whole library
+        # Asked to (`embed`), the CPU model embeds every paper under its own id, and the library follows it.
+        assert library.embed() == len(library) > n_papers
         assert library._model_id() == embedder_model_id("minilm")
         assert library.stats()["missing_vectors"] == 0
 
