@@ -1,6 +1,7 @@
 """The scaling model of ``paperscope build`` / ``load`` (issue 16 item 6): stage rates and a projection.
 
 Usage: PYTHONPATH=src python bench/build_stages.py [--records 4000] [--ray]
+       PYTHONPATH=src python bench/build_stages.py --load 100000 [--dir DIR]   # issue 28 item 3
 (``bench/scale.py --stages N`` runs the same measurement before its search figures.)
 
 Writes ``--records`` synthetic arXiv-snapshot records (``bench/_synthetic.py``, real abstracts
@@ -157,8 +158,85 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=4000)
     parser.add_argument("--ray", action="store_true", help="also build on a local Ray cluster of 2 CPUs")
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only the single-writer figures of issue 28 item 3: build N records, time load and the index build",
+    )
+    parser.add_argument(
+        "--dir", type=Path, help="with --load: keep the records and shards here, reused next time"
+    )
     args = parser.parse_args()
+    if args.load:
+        print(load_report(measure_load(args.load, args.dir)))
+        return
     print(report(measure(args.records, ray=args.ray)))
+
+
+#: Issue 28 item 3's targets at 100k records on this machine: load (the merge into one library,
+#: before the index build) at 5,000 papers/s or more; the index build 3x faster than the 48 s it
+#: took (BM25 statistics, vector cache, HNSW graph).
+TARGET_LOAD_RATE, INDEX_BEFORE_S = 5_000.0, 48.0
+
+
+def measure_load(records: int, folder: Path | None = None) -> dict:
+    """Build ``records`` synthetic records (2 local workers), load them into a new library; return figures.
+
+    The shards are built with the fake embedder (``PAPERSCOPE_EMBEDDER=fake``: 384-d vectors of
+    hashed words, no model) unless ``$PAPERSCOPE_EMBEDDER`` names another: the load and the
+    index build store and index vectors the same way whatever made them, and embedding 100k
+    abstracts takes about half an hour on these two cores. Returns ``records``, ``build_s``
+    (0 when reused), the load report's ``load_s`` (papers, cards, vectors, lexical index rows)
+    and ``index_s`` (areas refined, BM25 statistics, vector cache, HNSW graph), ``papers``, the
+    library's size in bytes and the load average before and after.
+    """
+    os.environ.setdefault("PAPERSCOPE_EMBEDDER", "fake")
+    started_load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="ps-load-") as tmp:
+        base = folder or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        source, shards = base / f"arxiv-{records}.jsonl", base / f"shards-{records}"
+        build_s = 0.0
+        if not (shards / "manifest.json").is_file():
+            write_arxiv_jsonl(records, source)
+            began = time.perf_counter()
+            run_build([str(source)], shards, engine="local", workers=2)
+            build_s = time.perf_counter() - began
+        db = Path(tmp) / "lib.db"
+        with Library(db) as lib:
+            loaded = load_shards(lib, shards)
+        size = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file())
+    return {
+        "records": records,
+        "embedder": embedder_model_id(embedder_name()),
+        "build_s": build_s,
+        "papers": loaded.new,
+        "load_s": loaded.phases["load"]["elapsed_s"],
+        "index_s": loaded.phases["embed"]["elapsed_s"],
+        "bytes": size,
+        "load_average": (started_load, os.getloadavg()[0]),
+    }
+
+
+def load_report(result: dict) -> str:
+    """Format :func:`measure_load`'s figures against issue 28's targets."""
+    rate = result["papers"] / max(result["load_s"], 1e-9)
+    speedup = INDEX_BEFORE_S / max(result["index_s"], 1e-9)
+    built = f"built in {result['build_s']:.0f} s" if result["build_s"] else "shards reused"
+    return "\n".join(
+        [
+            f"load of {result['papers']:,} papers from {result['records']:,} synthetic arXiv records"
+            f" ({built}, embedder {result['embedder']}; load average {result['load_average'][0]:.2f}"
+            f" at start, {result['load_average'][1]:.2f} at end)",
+            f"  load (papers, cards, vectors, lexical rows): {result['load_s']:.1f} s = {rate:,.0f} papers/s"
+            f"  (target >= {TARGET_LOAD_RATE:,.0f}: {rate / TARGET_LOAD_RATE:.2f}x of it)",
+            f"  index build (areas, BM25, vector cache, HNSW): {result['index_s']:.1f} s"
+            f"  ({speedup:.2f}x faster than {INDEX_BEFORE_S:.0f} s; target 3x)",
+            f"  library on disk: {result['bytes'] / 2**20:,.0f} MiB",
+        ]
+    )
 
 
 if __name__ == "__main__":

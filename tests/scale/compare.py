@@ -1,4 +1,4 @@
-"""Compare two libraries paper for paper: ids, fields, sources, cards and vectors."""
+"""Compare two libraries paper for paper: ids, fields, sources, cards, lexical index rows and vectors."""
 
 from __future__ import annotations
 
@@ -25,9 +25,12 @@ def snapshot(db: Path) -> dict[str, object]:
             for pid, data, version in conn.execute("SELECT paper_id, data, extractor_version FROM cards")
         }
         keys = sorted(conn.execute("SELECT key, paper_id FROM dedup_keys").fetchall())
+        lexical = conn.execute(
+            "SELECT rowid, paper_id, title, body, exact FROM papers_fts ORDER BY rowid"
+        ).fetchall()
     finally:
         conn.close()
-    return {"papers": papers, "sources": sources, "cards": cards, "dedup_keys": keys}
+    return {"papers": papers, "sources": sources, "cards": cards, "dedup_keys": keys, "lexical": lexical}
 
 
 def vectors(db: Path) -> dict[str, tuple[np.ndarray, int, str]]:
@@ -53,7 +56,9 @@ def _without_area_confidence(card: tuple[dict, str]) -> tuple[dict, str, float]:
 def assert_same_library(
     built: Path, ingested: Path, min_cosine: float = 1.0 - 1e-5, area_confidence: float = 0.0
 ) -> None:
-    """Assert the two libraries hold the same papers, sources, cards and (within ``min_cosine``) vectors.
+    """Assert the two libraries hold the same papers, sources, cards, lexical index rows and vectors.
+
+    Vectors within ``min_cosine``.
 
     ``area_confidence``: how far a card's area confidence may differ, as the area fuses the
     paper's vector (``Library.refine_areas``); every other field of every card must be equal.
@@ -71,6 +76,7 @@ def assert_same_library(
             differ.append(pid)
     assert not differ, f"{len(differ)} cards differ, first {differ[0]}"
     assert a["dedup_keys"] == b["dedup_keys"]
+    assert a["lexical"] == b["lexical"], "the lexical index rows (or their rowids) differ"
     va, vb = vectors(built), vectors(ingested)
     assert va.keys() == vb.keys() == {p[0] for p in a["papers"]}
     worst = 1.0

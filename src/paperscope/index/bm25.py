@@ -161,11 +161,15 @@ class MemoryBM25:
         title_weight: float = 2.0,
         exact_weight: float = EXACT_WEIGHT,
         stem: bool = True,
+        analysed: bool = False,
     ) -> MemoryBM25:
         """Build from ``(paper_id, title, clean_text)`` triples (texts as stored, segmented here).
 
         ``stem`` True analyses as the lexical index does (``exact_weight``, > 0, weighs the exact
         forms); False indexes the folded tokens of title and body as they are (enrich's matchers).
+        ``analysed`` True takes ``(paper_id, title, body, exact)`` rows already analysed, as
+        :func:`paperscope.analyzer.index_row` gives them and ``papers_fts`` stores them (space-
+        separated stems and exact forms): nothing is segmented or stemmed again (``stem`` True).
 
         ``documents`` is read once, as a stream. Postings are gathered in typed arrays (4 bytes
         each: term id int32, term frequency float32) rather than Python lists of int and float
@@ -183,11 +187,16 @@ class MemoryBM25:
         n_terms = array("i")  # int32 postings per document
         lengths = array("i")  # int32 tokens per document
         titleless = array("b")  # 1 where the title has no token
-        for paper_id, title, body in documents:
+        for paper_id, *texts in documents:
             paper_ids.append(paper_id)
             counts: dict[str, float] = {}
             size = 0
-            for field, (tokens, weight) in enumerate(_fields(title, body, title_weight, exact_weight, stem)):
+            fields = (
+                _analysed_fields(*texts, title_weight, exact_weight)
+                if analysed
+                else _fields(*texts, title_weight, exact_weight, stem)
+            )
+            for field, (tokens, weight) in enumerate(fields):
                 size += len(tokens)
                 if field == 0:
                     titleless.append(not tokens)
@@ -363,7 +372,13 @@ def _fields(
             (tokenize(segment(text, for_index=True)) if text else [], weight)
             for text, weight in ((title, title_weight), (body, 1.0))
         ]
-    title_stems, body_stems, exact = index_row(title, body)
+    return _analysed_fields(*index_row(title, body), title_weight, exact_weight)
+
+
+def _analysed_fields(
+    title_stems: str, body_stems: str, exact: str, title_weight: float, exact_weight: float
+) -> list[tuple[list[str], float]]:
+    """Return ``(tokens, weight)`` of title, body and exact forms from a lexical index row."""
     return [
         (title_stems.split(), title_weight),
         (body_stems.split(), 1.0),

@@ -237,6 +237,8 @@ class _BatchStore:
         self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
         #: paper_ids this file's ingest inserted (removed again if the file fails part-way).
         self.inserted: list[str] = []
+        #: Lexical index rows made already, by content hash (``load``: made by ``build``).
+        self.analysed: dict[str, tuple[str, str, str]] = {}
 
     def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
         """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
@@ -301,7 +303,9 @@ class _BatchStore:
                 batch_keys.setdefault(key, []).append(target)
             new_keys.extend((key, target) for key in keys)
         fresh = list(new.values())
-        papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh])
+        papers.insert_papers(
+            conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh], self.analysed
+        )
         self.inserted.extend(p.paper_id for p in fresh)
         # Cards are the slowest step (extractors): built in the workers, saved a few batches later.
         self.pending_cards.append(([p.paper_id for p in fresh], self.workers.cards(fresh, self.use_pool)))

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..analyzer import LEXICAL_ANALYZER
 from ..errors import InputError
 from ..extract import EXTRACTOR_VERSION, build_card
 from ..ingest import dedup
@@ -119,10 +120,17 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
                 rows = sorted(shards.read_shard(out / shard), key=lambda r: r["item"])
                 batch = [shards.paper_from_json(r["paper"]) for r in rows]
                 vectors: dict[str, tuple[Any, int]] = {}
+                batch_store.analysed = {}
                 for paper, row in zip(batch, rows, strict=True):
                     cards.add(paper, row["card"], row["extractor_version"])
                     if row["model_id"] == model_id:
                         vectors.setdefault(row["content_hash"], (row["vector"], int(row["n_chunks"])))
+                    if row.get("analyzer") == LEXICAL_ANALYZER:  # shards of older builds have none
+                        batch_store.analysed[row["content_hash"]] = (
+                            row["fts_title"],
+                            row["fts_body"],
+                            row["fts_exact"],
+                        )
                 sets = dedup.batch_shingles([p.clean_text for p in batch])
                 shingles = dict(zip((p.paper_id for p in batch), sets, strict=True))
                 with store.transaction() as conn:

@@ -3,7 +3,9 @@
 A shard holds one chunk's papers (:mod:`.stages`), one row each: the source order key
 (``file``: the input's index, ``item``: the record's 0-based position in its file), the
 paper's fields and sources as JSON, its full card as JSON, its content hash, its vector as a
-fixed-size ``list<float32>`` with the model id, and the extractor version. Shards are named by
+fixed-size ``list<float32>`` with the model id, the extractor version, and its lexical index
+row (``fts_title``, ``fts_body``, ``fts_exact``: :func:`paperscope.analyzer.index_row`, with the
+``analyzer`` that made it; ``load`` stores it as it is). Shards are named by
 their chunk (``f00003-000012000.parquet``) and written to a temporary name then renamed
 (``os.replace``), so a retried task rewrites the same file and a half-written one never counts.
 
@@ -115,10 +117,13 @@ def write_shard(
     """
     import pyarrow as pa
 
+    from ..analyzer import LEXICAL_ANALYZER, index_row
     from ..ingest.pipeline import content_hash_for
 
     pq = require_pyarrow()
     dim = int(vectors.shape[1]) if vectors.ndim == 2 and vectors.shape[0] else 0
+    # The lexical index rows, analysed here in the cluster so `load` stems nothing (issue 28).
+    lexical = [index_row(p.title, p.clean_text) for p in papers]
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1), type=pa.float32())
     table = pa.table(
         {
@@ -136,6 +141,10 @@ def write_shard(
             "n_chunks": pa.array(np.asarray(n_chunks, dtype=np.int32), type=pa.int32()),
             "model_id": pa.array([model_id] * len(papers), type=pa.string()),
             "extractor_version": pa.array([extractor_version] * len(papers), type=pa.string()),
+            "fts_title": pa.array([row[0] for row in lexical], type=pa.string()),
+            "fts_body": pa.array([row[1] for row in lexical], type=pa.string()),
+            "fts_exact": pa.array([row[2] for row in lexical], type=pa.string()),
+            "analyzer": pa.array([LEXICAL_ANALYZER] * len(papers), type=pa.string()),
         }
     )
     name = shard_name(file, start)

@@ -38,7 +38,8 @@ def delete_papers(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> int:
     where = "paper_id IN (SELECT value FROM json_each(?))"
     for table in DERIVED_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE {where}", (ids,))
-    conn.execute(f"DELETE FROM papers_fts WHERE {where}", (ids,))
+    # A paper's lexical index row has its rowid (migration 15): found by rowid, not by a scan.
+    conn.execute(f"DELETE FROM papers_fts WHERE rowid IN (SELECT rowid FROM papers WHERE {where})", (ids,))
     return int(conn.execute(f"DELETE FROM papers WHERE {where}", (ids,)).rowcount)
 
 

@@ -241,9 +241,11 @@ def _integrity(conn: sqlite3.Connection, command: str) -> list[Finding]:
 def _fts(conn: sqlite3.Connection, command: str) -> Finding:
     try:
         indexed: dict[str, int] = {}
-        for (pid,) in conn.execute("SELECT paper_id FROM papers_fts"):
+        rowid_of: dict[str, int] = {}
+        for rowid, pid in conn.execute("SELECT rowid, paper_id FROM papers_fts"):
             indexed[pid] = indexed.get(pid, 0) + 1
-        stored = {r[0] for r in conn.execute("SELECT paper_id FROM papers")}
+            rowid_of[pid] = rowid
+        stored = dict(conn.execute("SELECT paper_id, rowid FROM papers").fetchall())
     except sqlite3.DatabaseError as exc:
         return Finding(
             "fts",
@@ -253,10 +255,14 @@ def _fts(conn: sqlite3.Connection, command: str) -> Finding:
             repair=f"`{command} doctor --repair` rebuilds it",
             count=1,
         )
-    missing = len(stored - indexed.keys())
+    missing = len(stored.keys() - indexed.keys())
     extra = sum(n for pid, n in indexed.items() if pid not in stored)
     doubled = sum(n - 1 for pid, n in indexed.items() if n > 1 and pid in stored)
-    if not (missing or extra or doubled):
+    # A row under another rowid than its paper's (migration 15) would not be replaced by a write.
+    misplaced = sum(
+        1 for pid, n in indexed.items() if n == 1 and pid in stored and rowid_of[pid] != stored[pid]
+    )
+    if not (missing or extra or doubled or misplaced):
         return Finding("fts", True, f"the lexical index holds every paper once ({len(stored):,})")
     parts = [
         f"{n:,} {what}"
@@ -264,6 +270,7 @@ def _fts(conn: sqlite3.Connection, command: str) -> Finding:
             (missing, "papers missing from it"),
             (extra, "rows of papers not stored"),
             (doubled, "duplicate rows"),
+            (misplaced, "rows under another rowid than their paper's"),
         )
         if n
     ]
@@ -273,7 +280,7 @@ def _fts(conn: sqlite3.Connection, command: str) -> Finding:
         "the lexical index papers_fts is out of sync with papers: " + ", ".join(parts),
         problem=True,
         repair=f"`{command} doctor --repair` rebuilds it",
-        count=missing + extra + doubled,
+        count=missing + extra + doubled + misplaced,
     )
 
 

@@ -11,6 +11,7 @@ from ..analyzer import LEXICAL_ANALYZER, index_row
 __all__ = [
     "search_fts",
     "write_fts_rows",
+    "FtsRow",
     "rebuild_fts",
     "ensure_lexical_index",
     "TITLE_WEIGHT",
@@ -95,14 +96,23 @@ _FTS_BATCH = 1000
 _LOUD_REBUILD = 5000
 
 
-def write_fts_rows(conn: sqlite3.Connection, rows: Iterable[tuple[str, str | None, str]]) -> int:
+#: A lexical index row to write: ``(paper_id, title, clean_text)``, or with a fourth item, the
+#: row's ``(title, body, exact)`` columns already analysed (``index_row`` of that title and
+#: text, e.g. made by ``build`` in the cluster), or None to analyse them here.
+FtsRow = tuple[str, str | None, str] | tuple[str, str | None, str, tuple[str, str, str] | None]
+
+
+def write_fts_rows(conn: sqlite3.Connection, rows: Iterable[FtsRow]) -> int:
     """Write the lexical index rows of ``(paper_id, title, clean_text)`` (call inside a transaction).
 
-    The one writer of ``papers_fts``: a paper's old row, if any, is replaced by its title and body
-    stems and exact forms (:func:`paperscope.analyzer.index_row`). Returns the rows written.
+    The one writer of ``papers_fts``: a paper's row has the paper's rowid in ``papers``
+    (migration 15), so its old row, if any, is replaced by rowid (a B-tree lookup, not a scan of
+    the table by the UNINDEXED ``paper_id``) with its title and body stems and exact forms
+    (:func:`paperscope.analyzer.index_row`). Call after the paper's ``papers`` row is written; a
+    ``paper_id`` not in ``papers`` is not written. Returns the rows written.
     """
     written = 0
-    batch: list[tuple[str, str | None, str]] = []
+    batch: list[FtsRow] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= _FTS_BATCH:
@@ -111,13 +121,23 @@ def write_fts_rows(conn: sqlite3.Connection, rows: Iterable[tuple[str, str | Non
     return written + (_write_batch(conn, batch) if batch else 0)
 
 
-def _write_batch(conn: sqlite3.Connection, batch: list[tuple[str, str | None, str]]) -> int:
-    conn.executemany("DELETE FROM papers_fts WHERE paper_id = ?", [(pid,) for pid, _, _ in batch])
-    conn.executemany(
-        "INSERT INTO papers_fts (paper_id, title, body, exact) VALUES (?,?,?,?)",
-        [(pid, *index_row(title, text)) for pid, title, text in batch],
+def _write_batch(conn: sqlite3.Connection, batch: list[FtsRow]) -> int:
+    marks = ",".join("?" * len(batch))
+    rowids = dict(
+        conn.execute(f"SELECT paper_id, rowid FROM papers WHERE paper_id IN ({marks})", [r[0] for r in batch])
     )
-    return len(batch)
+    rows = [
+        (
+            rowids[row[0]],
+            row[0],
+            *(row[3] if len(row) > 3 and row[3] is not None else index_row(row[1], row[2])),
+        )
+        for row in batch
+        if row[0] in rowids
+    ]
+    conn.executemany("DELETE FROM papers_fts WHERE rowid = ?", [(r[0],) for r in rows])
+    conn.executemany("INSERT INTO papers_fts (rowid, paper_id, title, body, exact) VALUES (?,?,?,?,?)", rows)
+    return len(rows)
 
 
 def rebuild_fts(conn: sqlite3.Connection, show_progress: bool = False) -> int:
@@ -133,12 +153,12 @@ def rebuild_fts(conn: sqlite3.Connection, show_progress: bool = False) -> int:
     (total,) = conn.execute("SELECT count(*) FROM papers").fetchone()
     loud = show_progress and total > _LOUD_REBUILD
     written = 0
-    cursor = conn.execute("SELECT paper_id, title, clean_text FROM papers ORDER BY rowid")
+    cursor = conn.execute("SELECT rowid, paper_id, title, clean_text FROM papers ORDER BY rowid")
     with progress(total=total, desc="lexical index", unit="papers", enabled=loud) as bar:
         while rows := cursor.fetchmany(_FTS_BATCH):
             conn.executemany(
-                "INSERT INTO papers_fts (paper_id, title, body, exact) VALUES (?,?,?,?)",
-                [(pid, *index_row(title, text)) for pid, title, text in rows],
+                "INSERT INTO papers_fts (rowid, paper_id, title, body, exact) VALUES (?,?,?,?,?)",
+                [(rowid, pid, *index_row(title, text)) for rowid, pid, title, text in rows],
             )
             written += len(rows)
             bar.update(len(rows))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from ..errors import InputError, NotFound
@@ -53,10 +53,18 @@ def existing_ids(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> set[str]
     return found
 
 
-def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes: list[str]) -> None:
+def insert_papers(
+    conn: sqlite3.Connection,
+    papers: list[Paper],
+    content_hashes: list[str],
+    analysed: Mapping[str, tuple[str, str, str]] | None = None,
+) -> None:
     """Insert new papers with their sources, cards and lexical index rows (call inside a transaction).
 
-    The lexical index row is written by :func:`paperscope.store.lexical.write_fts_rows`.
+    The lexical index row is written by :func:`paperscope.store.lexical.write_fts_rows`;
+    ``analysed`` maps a content hash to its row's ``(title, body, exact)`` columns made already
+    (``load`` passes those ``build`` made), so a paper whose stored title and text hash to it is
+    not analysed again.
     """
     conn.executemany(
         "INSERT INTO papers (paper_id, abstract, clean_text, title, authors, venue, year, decision,"
@@ -81,7 +89,14 @@ def insert_papers(conn: sqlite3.Connection, papers: list[Paper], content_hashes:
             for p, h in zip(papers, content_hashes, strict=True)
         ],
     )
-    write_fts_rows(conn, ((p.paper_id, p.title, p.clean_text) for p in papers))
+    made = analysed or {}
+    write_fts_rows(
+        conn,
+        (
+            (p.paper_id, p.title, p.clean_text, made.get(h))
+            for p, h in zip(papers, content_hashes, strict=True)
+        ),
+    )
     add_sources(conn, [(p.paper_id, s) for p in papers for s in p.sources])
     save_cards(conn, [(p.paper_id, p.card) for p in papers if p.card is not None])
 
