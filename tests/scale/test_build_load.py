@@ -232,32 +232,73 @@ def _rewrite_shards(folder: Path, change) -> None:  # type: ignore[no-untyped-de
         pq.write_table(change(pq.read_table(path)), path)
 
 
-def test_load_stores_the_lexical_rows_the_build_analysed(icml_dir: Path, tmp_path: Path) -> None:
-    """``load`` stems nothing: the shards carry each paper's lexical index row, made in the cluster."""
+def _replace_column(table, name: str, values: list):  # type: ignore[no-untyped-def]
     import pyarrow as pa
+
+    field = table.schema.field(name)
+    return table.set_column(table.schema.get_field_index(name), field, pa.array(values, type=field.type))
+
+
+def test_load_stores_the_lexical_rows_and_fingerprints_the_build_made(
+    icml_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load`` stems and fingerprints nothing: the shards carry each paper's lexical row and dedup keys."""
+    from paperscope.ingest import dedup
 
     sources = [str(p) for p in sorted(icml_dir.glob("*.txt"))]
     run_build(sources, tmp_path / "shards")
+    n_shards = len(list((tmp_path / "shards").glob("*.parquet")))
     ingested = tmp_path / "ingested.db"
     with Library(ingested) as lib:
         lib.ingest(sources)
-    # Built shards (analysed rows) and shards of an older build (no such columns) load as ingest.
-    for name, change in (
-        ("built", None),
-        ("older", lambda t: t.drop_columns(["fts_title", "fts_body", "fts_exact", "analyzer"])),
+        n_papers = len(lib)
+    fingerprinted: list[int] = []
+    make = dedup.fingerprints
+    monkeypatch.setattr(
+        dedup, "fingerprints", lambda papers, *a: fingerprinted.append(len(papers)) or make(papers, *a)
+    )
+
+    def changed_first_shingles(table):  # type: ignore[no-untyped-def]
+        shingles = table.column("dd_shingles").to_pylist()
+        return _replace_column(table, "dd_shingles", [[1, 2, 3], *shingles[1:]])
+
+    # Built shards, shards of an older build (no such columns), of another dedup version, and
+    # of a dedup change that kept the version (the first paper's check) load as ingest does.
+    dd = [
+        "dedup_version",
+        "dd_shingles",
+        "dd_bands",
+        "dd_title",
+        "dd_head",
+        "dd_lead",
+        "dd_id_keys",
+        "dd_ids",
+    ]
+    for name, change, made in (
+        ("built", None, n_shards),
+        (
+            "older",
+            lambda t: t.drop_columns(["fts_title", "fts_body", "fts_exact", "analyzer", *dd]),
+            n_papers,
+        ),
+        ("other", lambda t: _replace_column(t, "dedup_version", ["0"] * t.num_rows), n_papers),
+        ("changed", changed_first_shingles, n_shards + n_papers),
     ):
         folder = tmp_path / name
         shutil.copytree(tmp_path / "shards", folder)
         if change is not None:
             _rewrite_shards(folder, change)
+        fingerprinted.clear()
         with Library(tmp_path / f"{name}.db") as lib:
             load_shards(lib, folder)
+        # One paper per shard is fingerprinted again as a check, every paper when the shards' are not used.
+        assert sum(fingerprinted) == made, (name, fingerprinted)
         assert_same_library(tmp_path / f"{name}.db", ingested, min_cosine=1.0 - 1e-6)
 
     def mark(table):  # type: ignore[no-untyped-def]
-        bodies = table.column("fts_body").to_pylist()
-        marked = [body + " zzbuildmark" for body in bodies]
-        return table.set_column(table.schema.get_field_index("fts_body"), "fts_body", pa.array(marked))
+        return _replace_column(
+            table, "fts_body", [body + " zzbuildmark" for body in table.column("fts_body").to_pylist()]
+        )
 
     _rewrite_shards(tmp_path / "shards", mark)
     with Library(tmp_path / "marked.db") as lib:

@@ -168,12 +168,17 @@ __all__ = [
     "id_key",
     "id_keys",
     "alias_key",
+    "FINGERPRINT_VERSION",
     "Verdict",
     "is_same_paper",
     "judge",
     "merge_fields",
 ]
 
+#: The version of :func:`fingerprints` (shingles, MinHash, band and exact keys): bump it with any
+#: change to them. ``build`` stores fingerprints in its shards with this version, and ``load``
+#: makes them again for shards of another (it also checks one paper per shard).
+FINGERPRINT_VERSION = "1"
 #: LSH bands and rows per band; ``BANDS * ROWS`` MinHash bins.
 BANDS = 10
 ROWS = 4

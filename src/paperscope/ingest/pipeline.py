@@ -240,12 +240,15 @@ class _BatchStore:
         #: Lexical index rows made already, by content hash (``load``: made by ``build``).
         self.analysed: dict[str, tuple[str, str, str]] = {}
 
-    def store(self, batch: list[Paper], shingles: Mapping[str, np.ndarray]) -> None:
-        """Store a batch; ``shingles`` maps each paper_id to its ``dedup.batch_shingles``."""
+    def store(self, batch: list[Paper], prints: Mapping[str, dedup.Fingerprint]) -> None:
+        """Store a batch; ``prints`` maps each paper_id to its ``dedup.fingerprints`` (made in a worker).
+
+        Of two papers of one paper_id in ``batch`` the later one's fingerprint is the one given.
+        """
         conn = self.conn
         stored = papers.existing_ids(conn, {p.paper_id for p in batch})
         unseen = list({p.paper_id: p for p in batch if p.paper_id not in stored}.values())
-        fps = dedup.fingerprints(unseen, [shingles[p.paper_id] for p in unseen])
+        fps = [prints[p.paper_id] for p in unseen]
         prints = dict(zip((p.paper_id for p in unseen), fps, strict=True))
         lookups = {k for pid, fp in prints.items() for k in (*fp.keys, *fp.lead_keys, dedup.alias_key(pid))}
         db_keys = papers.find_dedup_keys(conn, lookups)
@@ -467,21 +470,22 @@ def _batches(items: Iterator[Record | Skip], size: int) -> Iterator[list[Record 
         yield batch
 
 
-_Prepared = tuple[list[tuple[Paper | None, list[str]]], list[np.ndarray]]
+_Prepared = tuple[list[tuple[Paper | None, list[str]]], list[dedup.Fingerprint]]
 
 
 def _prepare(records: list[Record]) -> _Prepared:
-    """Repair and clean records, and shingle the papers they give.
+    """Repair and clean records, and fingerprint the papers they give for dedup.
 
     Returns ``(paper or None when blank, invalid characters removed)`` per record, and the
-    ``dedup.batch_shingles`` of the papers in order. The costly step of ingest (LaTeX
-    conversion in ``clean_text``): it runs in a worker process for large files.
+    ``dedup.fingerprints`` of the papers in order (shingles, MinHash band keys, exact keys).
+    The costly step of ingest (LaTeX conversion in ``clean_text``): it runs in a worker
+    process for large files, so the one writer only looks the keys up.
     """
     out = []
     for record in records:
         removed = repair_record(record)
         out.append((record_to_paper(record), removed))
-    return out, dedup.batch_shingles([p.clean_text for p, _ in out if p is not None])
+    return out, dedup.fingerprints([p for p, _ in out if p is not None])
 
 
 def _build_cards(papers_: list[Paper], build_card: Callable[[Paper], Card]) -> list[Card]:
@@ -681,9 +685,9 @@ def _ingest_file_batches(
     items = lines.follow(reader(path, column_map), by_line=fmt != paperlist_json.FORMAT_ARRAY)
 
     def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:
-        results, sets = result()
+        results, fps = result()
         prepared = iter(results)
-        shingles = dict(zip((p.paper_id for p, _ in results if p is not None), sets, strict=True))
+        prints = dict(zip((p.paper_id for p, _ in results if p is not None), fps, strict=True))
         ready: list[Paper] = []
         for item in batch:
             report.read += 1
@@ -708,7 +712,7 @@ def _ingest_file_batches(
                 continue
             ready.append(paper)
         with transaction():
-            batch_store.store(ready, shingles)
+            batch_store.store(ready, prints)
 
     pending = None
     for batch in _batches(iter(items), _BATCH):

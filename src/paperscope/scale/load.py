@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..analyzer import LEXICAL_ANALYZER
 from ..errors import InputError
 from ..extract import EXTRACTOR_VERSION, build_card
@@ -131,11 +133,10 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
                             row["fts_body"],
                             row["fts_exact"],
                         )
-                sets = dedup.batch_shingles([p.clean_text for p in batch])
-                shingles = dict(zip((p.paper_id for p in batch), sets, strict=True))
+                prints = dict(zip((p.paper_id for p in batch), _fingerprints(batch, rows), strict=True))
                 with store.transaction() as conn:
                     before = len(batch_store.inserted)
-                    batch_store.store(batch, shingles)
+                    batch_store.store(batch, prints)
                     cards.prebuilt.clear()  # store() built this batch's cards inline (no pool)
                     changed.update(batch_store.changed)
                     fresh = batch_store.inserted[before:]
@@ -150,6 +151,28 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
     report.phases["load"] = {"count": report.new, "elapsed_s": report.elapsed_s}
     _finish(library, cards, changed, report, progress)
     return report
+
+
+def _fingerprints(batch: list[Paper], rows: list[dict[str, Any]]) -> list[dedup.Fingerprint]:
+    """The dedup fingerprint of each paper: the one ``build`` stored, or made here.
+
+    Made here for a shard of an older build (no ``dd_*`` columns) or of another
+    ``dedup.FINGERPRINT_VERSION``, and when the shard's first paper, fingerprinted again here,
+    does not give what the shard holds (a change to dedup that kept the version).
+    """
+    if not batch:
+        return []
+    if all(row.get("dedup_version") == dedup.FINGERPRINT_VERSION for row in rows):
+        stored = [shards.fingerprint_from_row(row) for row in rows]
+        (check,) = dedup.fingerprints(batch[:1])
+        first = stored[0]
+        if (
+            check.keys == first.keys
+            and check.lead_keys == first.lead_keys
+            and (np.array_equal(check.shingles, first.shingles))
+        ):
+            return stored
+    return dedup.fingerprints(batch)
 
 
 def _save_vectors(

@@ -5,7 +5,9 @@ A shard holds one chunk's papers (:mod:`.stages`), one row each: the source orde
 paper's fields and sources as JSON, its full card as JSON, its content hash, its vector as a
 fixed-size ``list<float32>`` with the model id, the extractor version, and its lexical index
 row (``fts_title``, ``fts_body``, ``fts_exact``: :func:`paperscope.analyzer.index_row`, with the
-``analyzer`` that made it; ``load`` stores it as it is). Shards are named by
+``analyzer`` that made it; ``load`` stores it as it is), and its dedup fingerprint (``dd_*``
+columns with the ``dedup_version``: shingles, MinHash band keys, title, head, lead and id
+keys; ``load`` looks them up). Shards are named by
 their chunk (``f00003-000012000.parquet``) and written to a temporary name then renamed
 (``os.replace``), so a retried task rewrites the same file and a half-written one never counts.
 
@@ -35,6 +37,7 @@ __all__ = [
     "paper_to_json",
     "paper_from_json",
     "card_from_json",
+    "fingerprint_from_row",
     "load_manifest",
     "save_manifest",
     "require_pyarrow",
@@ -118,12 +121,15 @@ def write_shard(
     import pyarrow as pa
 
     from ..analyzer import LEXICAL_ANALYZER, index_row
+    from ..ingest import dedup
     from ..ingest.pipeline import content_hash_for
 
     pq = require_pyarrow()
     dim = int(vectors.shape[1]) if vectors.ndim == 2 and vectors.shape[0] else 0
-    # The lexical index rows, analysed here in the cluster so `load` stems nothing (issue 28).
+    # The lexical index rows and dedup fingerprints, made here in the cluster so `load` only
+    # stores rows and looks keys up (issue 28).
     lexical = [index_row(p.title, p.clean_text) for p in papers]
+    prints = dedup.fingerprints(papers)
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1), type=pa.float32())
     table = pa.table(
         {
@@ -145,6 +151,7 @@ def write_shard(
             "fts_body": pa.array([row[1] for row in lexical], type=pa.string()),
             "fts_exact": pa.array([row[2] for row in lexical], type=pa.string()),
             "analyzer": pa.array([LEXICAL_ANALYZER] * len(papers), type=pa.string()),
+            **_fingerprint_columns(prints),
         }
     )
     name = shard_name(file, start)
@@ -158,6 +165,47 @@ def write_shard(
         Path(temp).unlink(missing_ok=True)
         raise
     return name
+
+
+def _fingerprint_columns(prints: list[Any]) -> dict[str, Any]:
+    """The shard columns of each paper's ``dedup.Fingerprint`` (``dd_*``, with its version)."""
+    import pyarrow as pa
+
+    from ..ingest import dedup
+
+    def int_lists(values: list[list[int]]) -> Any:
+        return pa.array(values, type=pa.list_(pa.int64()))
+
+    lengths = np.fromiter((len(fp.shingles) for fp in prints), dtype=np.int32, count=len(prints))
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    shingles = (
+        np.concatenate([fp.shingles for fp in prints]).astype(np.uint64) if prints else np.zeros(0, np.uint64)
+    )
+    return {
+        "dedup_version": pa.array([dedup.FINGERPRINT_VERSION] * len(prints), type=pa.string()),
+        "dd_shingles": pa.ListArray.from_arrays(pa.array(offsets), pa.array(shingles, type=pa.uint64())),
+        "dd_bands": int_lists([fp.band_keys for fp in prints]),
+        "dd_title": pa.array([fp.title_key for fp in prints], type=pa.int64()),
+        "dd_head": pa.array([fp.head_key for fp in prints], type=pa.int64()),
+        "dd_lead": int_lists([fp.lead_keys for fp in prints]),
+        "dd_id_keys": int_lists([fp.id_keys for fp in prints]),
+        "dd_ids": pa.array([json.dumps(fp.ids, ensure_ascii=False) for fp in prints], type=pa.string()),
+    }
+
+
+def fingerprint_from_row(row: dict[str, Any]) -> Any:
+    """Return the ``dedup.Fingerprint`` a shard row holds (its ``dd_*`` columns)."""
+    from ..ingest import dedup
+
+    return dedup.Fingerprint(
+        shingles=row["dd_shingles"],
+        band_keys=row["dd_bands"],
+        title_key=row["dd_title"],
+        id_keys=row["dd_id_keys"],
+        ids=json.loads(row["dd_ids"]),
+        head_key=row["dd_head"],
+        lead_keys=row["dd_lead"],
+    )
 
 
 def read_shard(path: Path) -> Iterator[dict[str, Any]]:
@@ -175,7 +223,12 @@ def read_shard(path: Path) -> Iterator[dict[str, Any]]:
         return
     dim = table.schema.field("vector").type.list_size
     matrix = table.column("vector").combine_chunks().flatten().to_numpy().reshape(-1, dim)
-    columns = {name: table.column(name).to_pylist() for name in table.column_names if name != "vector"}
+    arrays = {"vector", "dd_shingles"}
+    columns = {name: table.column(name).to_pylist() for name in table.column_names if name not in arrays}
+    if "dd_shingles" in table.column_names:  # uint64 arrays without a Python int per shingle
+        shingles = table.column("dd_shingles").combine_chunks()
+        offsets, values = shingles.offsets.to_numpy(), shingles.values.to_numpy(zero_copy_only=False)
+        columns["dd_shingles"] = [values[offsets[i] : offsets[i + 1]] for i in range(table.num_rows)]
     for i in range(table.num_rows):
         row = {name: values[i] for name, values in columns.items()}
         row["vector"] = matrix[i]
