@@ -13,6 +13,7 @@ different result.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -51,7 +52,9 @@ def main() -> None:
     """Run the CLI (``paperscope.cli.cli``), having started the search's query-side loads."""
     model, chinese = wants_query_model(sys.argv[1:])
     if model or chinese:
-        threading.Thread(target=_load_query_side, args=(model, chinese), daemon=True).start()
+        thread = threading.Thread(target=_load_query_side, args=(model, chinese), daemon=True)
+        thread.start()
+        atexit.register(thread.join, 60.0)  # never exit inside native loading code (embed.join_at_exit)
     from .cli import cli
 
     cli()

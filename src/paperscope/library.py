@@ -172,11 +172,12 @@ class _LoadingEmbedder:
         self._library = library
         self._error: BaseException | None = None
         self._thread = None
-        from .index.embed import embedder_is_ready
+        from .index.embed import embedder_is_ready, join_at_exit
 
         if isinstance(library._embedder_choice, str) and embedder_is_ready(library._embedder_choice):
             self._thread = threading.Thread(target=self._load, name="paperscope-embedder", daemon=True)
             self._thread.start()
+            join_at_exit(self._thread)  # never exit inside native loading code
 
     def _load(self) -> None:
         try:

@@ -123,6 +123,30 @@ def test_an_older_library_gets_its_index_rows_under_the_papers_rowids(tmp_path: 
         assert _one(conn, "SELECT count(*) FROM papers_fts WHERE paper_id = 'a00000003'") == 1
 
 
+def test_an_older_library_with_two_rows_of_a_paper_is_analysed_again(tmp_path: Path) -> None:
+    """Migration 15 cannot tell the current row of two: the index is rebuilt from the papers on open."""
+    path = tmp_path / "old.db"
+    with _library_of(path, 100) as lib:
+        before = sorted(
+            map(tuple, lib.store.conn.execute("SELECT paper_id, title, body, exact FROM papers_fts"))
+        )
+    conn = sqlite3.connect(path)
+    with conn:  # a stale second row, older than the current one (a lower rowid)
+        conn.execute("UPDATE papers_fts SET rowid = rowid + 100000")
+        conn.execute(
+            "INSERT INTO papers_fts (rowid, paper_id, title, body, exact) VALUES (1, 'a00000005', 'zzstale', 'zzstale', '')"
+        )
+    conn.execute("PRAGMA user_version = 15")
+    conn.close()
+    with Library(path) as lib:
+        conn = lib.store.conn
+        assert (
+            sorted(map(tuple, conn.execute("SELECT paper_id, title, body, exact FROM papers_fts"))) == before
+        )
+        assert lexical.search_fts(conn, "zzstale", 10) == []
+        assert next(f for f in lib.doctor().findings if f.check == "fts").ok
+
+
 def test_doctor_names_a_row_under_another_papers_rowid(tmp_path: Path) -> None:
     with _library_of(tmp_path / "lib.db", 50) as lib:
         conn = lib.store.conn

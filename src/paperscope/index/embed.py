@@ -13,11 +13,13 @@ Stable API for other stages::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +46,7 @@ __all__ = [
     "GPU_RATES",
     "prepare_embedder",
     "preload_embedder",
+    "join_at_exit",
     "split_evenly",
     "is_mostly_non_latin",
 ]
@@ -394,4 +397,30 @@ def preload_embedder(name: str) -> threading.Thread | None:
 
     thread = threading.Thread(target=load, name=f"paperscope-load-{name}", daemon=True)
     thread.start()
+    join_at_exit(thread)
     return thread
+
+
+#: Seconds the interpreter waits at exit for a model still loading (it takes about 0.3 s).
+EXIT_WAIT_S = 60.0
+
+
+#: Model-loading threads still to wait for at exit (a server's searches start many; done ones drop out).
+_LOADERS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+def join_at_exit(thread: threading.Thread) -> None:
+    """Wait for ``thread`` (at most ``EXIT_WAIT_S``) before the interpreter exits.
+
+    A daemon thread still inside native model code (OpenVINO's compile) when the interpreter
+    finalises aborted the process ("terminate called without an active exception", exit status
+    134): a search that never needed the model it preloaded (a library without vectors, answered
+    by BM25) exited that way after printing its results.
+    """
+    _LOADERS.add(thread)
+
+
+@atexit.register
+def _join_loaders() -> None:
+    for thread in list(_LOADERS):
+        thread.join(EXIT_WAIT_S)

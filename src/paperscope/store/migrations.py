@@ -374,9 +374,13 @@ MIGRATIONS: list[str] = [
     # read the whole table once per paper: ingest and ``load`` wrote 20,000 papers at 67 per
     # second, slower with every paper. With the rowids equal, a row is replaced by rowid (a
     # B-tree lookup). The stored rows are copied under their paper's rowid (FTS5 keeps the
-    # indexed text: nothing is stemmed again); a row whose paper is gone is left out, and of two
-    # rows of one paper one is kept (``doctor`` reported both as before).
+    # indexed text: nothing is stemmed again); a row whose paper is gone is left out. A paper
+    # with two rows (a damaged index ``doctor`` reported) cannot tell here which row is current:
+    # then the analyzer is recorded as "none" and the whole index is rebuilt from ``papers`` on
+    # open, as after migration 11 (``store.lexical.ensure_lexical_index``).
     """
+    UPDATE library_state SET value = 'none' WHERE key = 'lexical_analyzer'
+        AND EXISTS (SELECT 1 FROM papers_fts GROUP BY paper_id HAVING count(*) > 1);
     CREATE TEMP TABLE fts_by_rowid AS
         SELECT p.rowid AS rid, f.paper_id AS paper_id, f.title AS title, f.body AS body, f.exact AS exact
         FROM papers_fts f JOIN papers p ON p.paper_id = f.paper_id GROUP BY p.rowid;
