@@ -87,24 +87,43 @@ def test_writing_a_papers_row_costs_the_same_in_a_small_and_a_ten_times_larger_l
     assert steps[3000] < 1.5 * steps[300], steps
 
 
-def test_an_older_library_gets_its_index_rows_under_the_papers_rowids(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    with _library_of(path, 200) as lib:
-        before = sorted(
-            map(tuple, lib.store.conn.execute("SELECT paper_id, title, body, exact FROM papers_fts"))
-        )
+def _index_rows(conn: sqlite3.Connection) -> list[tuple]:
+    return sorted(map(tuple, conn.execute("SELECT paper_id, title, body, exact FROM papers_fts")))
+
+
+def _older_library(path: Path, n: int, damage) -> list[tuple]:  # type: ignore[no-untyped-def]
+    """Make a library of ``n`` papers at schema 15 with ``damage(conn)`` done; return its index rows before."""
+    with _library_of(path, n) as lib:
+        before = _index_rows(lib.store.conn)
     conn = sqlite3.connect(path)
-    with conn:  # as versions up to 15 wrote them: rowids in the index's own order, not the papers'
-        rows = conn.execute(
-            "SELECT paper_id, title, body, exact FROM papers_fts ORDER BY rowid DESC"
-        ).fetchall()
-        conn.execute("DELETE FROM papers_fts")
-        conn.executemany("INSERT INTO papers_fts (paper_id, title, body, exact) VALUES (?,?,?,?)", rows)
-        conn.execute(
-            "INSERT INTO papers_fts (paper_id, title, body, exact) VALUES ('gone00000000', 'x', 'x', '')"
-        )
+    with conn:
+        damage(conn)
     conn.execute("PRAGMA user_version = 15")
     conn.close()
+    return before
+
+
+def _reversed_rowids(conn: sqlite3.Connection) -> None:
+    """As versions up to 15 wrote them: rowids in the index's own order, not the papers', and an orphan."""
+    rows = conn.execute("SELECT paper_id, title, body, exact FROM papers_fts ORDER BY rowid DESC").fetchall()
+    conn.execute("DELETE FROM papers_fts")
+    conn.executemany("INSERT INTO papers_fts (paper_id, title, body, exact) VALUES (?,?,?,?)", rows)
+    conn.execute(
+        "INSERT INTO papers_fts (paper_id, title, body, exact) VALUES ('gone00000000', 'x', 'x', '')"
+    )
+
+
+def _stale_second_row(conn: sqlite3.Connection) -> None:
+    """A stale second row of one paper, older than the current one (a lower rowid)."""
+    conn.execute("UPDATE papers_fts SET rowid = rowid + 100000")
+    conn.execute(
+        "INSERT INTO papers_fts (rowid, paper_id, title, body, exact) VALUES (1, 'a00000005', 'zzstale', 'zzstale', '')"
+    )
+
+
+def test_an_older_library_gets_its_index_rows_under_the_papers_rowids(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    before = _older_library(path, 200, _reversed_rowids)
     with Library(path) as lib:
         conn = lib.store.conn
         assert lib.store.schema_version == SCHEMA_VERSION
@@ -113,8 +132,7 @@ def test_an_older_library_gets_its_index_rows_under_the_papers_rowids(tmp_path: 
             "SELECT count(*) FROM papers_fts f JOIN papers p ON p.paper_id = f.paper_id WHERE p.rowid <> f.rowid",
         )
         assert misplaced == 0
-        after = sorted(map(tuple, conn.execute("SELECT paper_id, title, body, exact FROM papers_fts")))
-        assert after == before  # the row of no paper is left out, nothing else changes
+        assert _index_rows(conn) == before  # the row of no paper is left out, nothing else changes
         assert next(f for f in lib.doctor().findings if f.check == "fts").ok
         edited = stored_papers.get_paper(conn, "a00000003")
         edited.title = "Kernel bandits"
@@ -126,18 +144,7 @@ def test_an_older_library_gets_its_index_rows_under_the_papers_rowids(tmp_path: 
 def test_an_older_library_with_two_rows_of_a_paper_is_analysed_again(tmp_path: Path) -> None:
     """Migration 15 cannot tell the current row of two: the index is rebuilt from the papers on open."""
     path = tmp_path / "old.db"
-    with _library_of(path, 100) as lib:
-        before = sorted(
-            map(tuple, lib.store.conn.execute("SELECT paper_id, title, body, exact FROM papers_fts"))
-        )
-    conn = sqlite3.connect(path)
-    with conn:  # a stale second row, older than the current one (a lower rowid)
-        conn.execute("UPDATE papers_fts SET rowid = rowid + 100000")
-        conn.execute(
-            "INSERT INTO papers_fts (rowid, paper_id, title, body, exact) VALUES (1, 'a00000005', 'zzstale', 'zzstale', '')"
-        )
-    conn.execute("PRAGMA user_version = 15")
-    conn.close()
+    before = _older_library(path, 100, _stale_second_row)
     with Library(path) as lib:
         conn = lib.store.conn
         assert (
