@@ -237,13 +237,18 @@ class _BatchStore:
         self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
         #: paper_ids this file's ingest inserted (removed again if the file fails part-way).
         self.inserted: list[str] = []
-        #: Lexical index rows made already, by content hash (``load``: made by ``build``).
-        self.analysed: dict[str, tuple[str, str, str]] = {}
 
-    def store(self, batch: list[Paper], prints: Mapping[str, dedup.Fingerprint]) -> None:
+    def store(
+        self,
+        batch: list[Paper],
+        prints: Mapping[str, dedup.Fingerprint],
+        analysed: Mapping[str, tuple[str, str, str]] | None = None,
+    ) -> None:
         """Store a batch; ``prints`` maps each paper_id to its ``dedup.fingerprints`` (made in a worker).
 
         Of two papers of one paper_id in ``batch`` the later one's fingerprint is the one given.
+        ``analysed``: lexical index rows made already, by content hash (``load``: made by
+        ``build``; see ``store.papers.insert_papers``).
         """
         conn = self.conn
         stored = papers.existing_ids(conn, {p.paper_id for p in batch})
@@ -306,9 +311,7 @@ class _BatchStore:
                 batch_keys.setdefault(key, []).append(target)
             new_keys.extend((key, target) for key in keys)
         fresh = list(new.values())
-        papers.insert_papers(
-            conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh], self.analysed
-        )
+        papers.insert_papers(conn, fresh, [content_hash_for(p.title, p.clean_text) for p in fresh], analysed)
         self.inserted.extend(p.paper_id for p in fresh)
         # Cards are the slowest step (extractors): built in the workers, saved a few batches later.
         self.pending_cards.append(([p.paper_id for p in fresh], self.workers.cards(fresh, self.use_pool)))

@@ -122,13 +122,13 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
                 rows = sorted(shards.read_shard(out / shard), key=lambda r: r["item"])
                 batch = [shards.paper_from_json(r["paper"]) for r in rows]
                 vectors: dict[str, tuple[Any, int]] = {}
-                batch_store.analysed = {}
+                analysed: dict[str, tuple[str, str, str]] = {}
                 for paper, row in zip(batch, rows, strict=True):
                     cards.add(paper, row["card"], row["extractor_version"])
                     if row["model_id"] == model_id:
                         vectors.setdefault(row["content_hash"], (row["vector"], int(row["n_chunks"])))
                     if row.get("analyzer") == LEXICAL_ANALYZER:  # shards of older builds have none
-                        batch_store.analysed[row["content_hash"]] = (
+                        analysed[row["content_hash"]] = (
                             row["fts_title"],
                             row["fts_body"],
                             row["fts_exact"],
@@ -136,7 +136,7 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
                 prints = dict(zip((p.paper_id for p in batch), _fingerprints(batch, rows), strict=True))
                 with store.transaction() as conn:
                     before = len(batch_store.inserted)
-                    batch_store.store(batch, prints)
+                    batch_store.store(batch, prints, analysed)
                     cards.prebuilt.clear()  # store() built this batch's cards inline (no pool)
                     changed.update(batch_store.changed)
                     fresh = batch_store.inserted[before:]
@@ -169,7 +169,7 @@ def _fingerprints(batch: list[Paper], rows: list[dict[str, Any]]) -> list[dedup.
         if (
             check.keys == first.keys
             and check.lead_keys == first.lead_keys
-            and (np.array_equal(check.shingles, first.shingles))
+            and np.array_equal(check.shingles, first.shingles)
         ):
             return stored
     return dedup.fingerprints(batch)
