@@ -1,9 +1,10 @@
 """The ``paperscope`` console script: start a search's slow loads before the CLI is even imported.
 
 A fresh ``paperscope search`` waits on two loads that do not depend on the library: the query
-model (importing OpenVINO and compiling the model from its cache, ~0.25 s, much of it outside
-the GIL) and, for a Chinese query, the word segmenter (rjieba builds its dictionary at import,
-~0.15 s). :func:`main` reads the command line before importing click and the CLI (~50 ms):
+model (the default model's int8 IR run by numpy from its memory-mapped program, a few ms plus
+paging its weights in; OpenVINO's import and compile, ~0.25 s, for other embedders or before
+the program exists) and, for a Chinese query, the word segmenter (rjieba builds its dictionary
+at import, ~0.15 s). :func:`main` reads the command line before importing click and the CLI (~50 ms):
 when it names ``search`` (not ``--mode bm25``), the model starts loading on a daemon thread
 at once, and the segmenter too when the line holds Chinese characters. The CLI then runs
 as always and finds them loaded or loading (:func:`paperscope.index.embed.preload_embedder`
@@ -39,7 +40,7 @@ def _load_query_side(model: bool, chinese: bool) -> None:
     from .index.embed import DEFAULT_EMBEDDER, preload_embedder
 
     if model:
-        thread = preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER)
+        thread = preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER, query=True)
         if thread is not None:
             thread.join()  # the segmenter next: both imports hold the GIL, one after the other
     if chinese:
@@ -51,6 +52,12 @@ def _load_query_side(model: bool, chinese: bool) -> None:
 def main() -> None:
     """Run the CLI (``paperscope.cli.cli``), having started the search's query-side loads."""
     model, chinese = wants_query_model(sys.argv[1:])
+    if model:
+        # The query model's small matrix products run on one BLAS thread: OpenBLAS's threads,
+        # meeting the preloading thread or any other load on 2 cores, made a query of 32
+        # wordpieces take 0.7 s instead of 36 ms (set before numpy is imported; a user's own
+        # setting is kept).
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if model or chinese:
         thread = threading.Thread(target=_load_query_side, args=(model, chinese), daemon=True)
         thread.start()

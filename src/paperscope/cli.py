@@ -245,12 +245,12 @@ def cli(ctx: click.Context, db: Path | None) -> None:
 
 
 def _preload_embedder() -> None:
-    """Start loading the embedding model now, while the library and its indexes open (~0.2 s saved)."""
+    """Start loading the query embedder now, while the library and its indexes open."""
     import os
 
     from .index.embed import DEFAULT_EMBEDDER, preload_embedder
 
-    preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER)
+    preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER, query=True)
 
 
 def _summary(desc: str, count: int, elapsed_s: float, unit: str = "papers") -> None:

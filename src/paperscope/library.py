@@ -161,11 +161,12 @@ def _rec_text(title: str | None, clean_text: str) -> str:
 
 
 class _LoadingEmbedder:
-    """The library's embedder, loaded on a thread from the moment a search starts.
+    """The library's query embedder, loaded on a thread from the moment a search starts.
 
-    Loading costs a fresh process about 0.3 s (OpenVINO import and compile, mostly native code
-    that releases the GIL) and the query needs it only after the filters, the dense index and
-    the BM25 leg; reading any attribute waits for the load and re-raises its error.
+    The default model's query side is numpy (:func:`paperscope.index.embed.get_query_embedder`,
+    a few ms); other embedders load their model (OpenVINO's import and compile: about 0.3 s,
+    mostly native code that releases the GIL). The query needs it only after the filters, the
+    dense index and the BM25 leg; reading any attribute waits for the load and re-raises its error.
     """
 
     def __init__(self, library: Library):
@@ -181,7 +182,7 @@ class _LoadingEmbedder:
 
     def _load(self) -> None:
         try:
-            _ = self._library.embedder
+            _ = self._library.query_embedder
         except BaseException as exc:  # handed to the searching thread in __getattr__
             self._error = exc
 
@@ -190,7 +191,7 @@ class _LoadingEmbedder:
             self._thread.join()
             if self._error is not None:
                 raise self._error
-        return getattr(self._library.embedder, name)
+        return getattr(self._library.query_embedder, name)
 
 
 class Library:
@@ -1078,6 +1079,23 @@ class Library:
             if isinstance(self._embedder_choice, str):
                 self._embedder_choice = get_embedder(self._embedder_choice)
             return self._embedder_choice
+
+    @property
+    def query_embedder(self) -> Embedder:
+        """The embedder of queries for the active embedder's vectors (loaded on first use).
+
+        For the default model, its shipped int8 IR run by numpy (same model id; see
+        :func:`paperscope.index.embed.get_query_embedder`); else the active embedder itself.
+
+        Raises:
+            InputError: the configured embedder name is unknown.
+            ModelUnavailable: its model or runtime is not installed.
+        """
+        if self._embedder_name is None:
+            return self.embedder
+        from .index.embed import get_query_embedder
+
+        return get_query_embedder(self._embedder_name)
 
     def embed(self, rebuild: bool = False, progress: bool = False) -> int:
         """Give every paper a vector from the active embedder; return how many were embedded.

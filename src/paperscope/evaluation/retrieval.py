@@ -397,7 +397,7 @@ def _legs(lib: Library, text: str, depth: int, mode: str = "hybrid") -> Legs:
         depth,
         mode,
         None,
-        lib.embedder,
+        lib.query_embedder,
         lib.dense_index,
         lambda: lib.memory_bm25(build=False),
         dense_text=bounded.dense,

@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import hashlib
 import logging
+import os
 import re
 import threading
 import weakref
@@ -34,6 +35,7 @@ __all__ = [
     "EMBEDDERS",
     "DEFAULT_EMBEDDER",
     "get_embedder",
+    "get_query_embedder",
     "register_embedder",
     "FakeEmbedder",
     "normalise_rows",
@@ -261,6 +263,8 @@ LANGUAGES: dict[str, str] = {
 }
 
 _CACHE: dict[str, Embedder] = {}
+#: Name → the embedder of its queries (:func:`get_query_embedder`), loaded once per process.
+_QUERY_CACHE: dict[str, Embedder] = {}
 _LOADING = threading.RLock()
 #: Embedders whose preparation was seen done in this process (it is never undone while it runs).
 _READY: set[str] = set()
@@ -358,6 +362,7 @@ def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
     """Add (or replace) an embedder factory under ``name``; the next ``get_embedder(name)`` uses it."""
     EMBEDDERS[name] = factory
     _CACHE.pop(name, None)
+    _QUERY_CACHE.pop(name, None)
 
 
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
@@ -375,9 +380,43 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         return _CACHE[name]
 
 
-def preload_embedder(name: str) -> threading.Thread | None:
+def get_query_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """Return the embedder that embeds a query for the vectors of ``name``, loading it once per process.
+
+    For the default model (``minilm`` on OpenVINO with the shipped IR) that is the same IR run
+    by numpy (:class:`paperscope.index.query_model.ProgramEmbedder`: same model id, cosine to
+    OpenVINO's vectors >= 0.9995), which a fresh process loads in milliseconds instead of the
+    ~0.2 s of OpenVINO's import and first inference; its program is made on first use (needs
+    OpenVINO, once per machine and release). A query longer than
+    :data:`paperscope.index.query_model.MAX_WORDPIECES` wordpieces is embedded by OpenVINO
+    (loaded then), where it is faster. Every other embedder, and ``minilm`` when
+    ``$PAPERSCOPE_QUERY_MODEL`` is ``openvino`` or the program cannot be had, embeds its own
+    queries (:func:`get_embedder`).
+
+    Raises:
+        InputError, ModelUnavailable: as :func:`get_embedder`.
+    """
+    with _LOADING:
+        if name not in _QUERY_CACHE:
+            embedder: Embedder | None = None
+            if (
+                EMBEDDERS.get(name) is _minilm
+                and os.environ.get("PAPERSCOPE_QUERY_MODEL", "numpy") != "openvino"
+                and _openvino_installed()
+            ):
+                from ..config import cache_dir
+                from .query_model import load_program_embedder
+
+                embedder = load_program_embedder(cache_dir(), fallback=lambda: get_embedder(name))
+            _QUERY_CACHE[name] = embedder if embedder is not None else get_embedder(name)
+        return _QUERY_CACHE[name]
+
+
+def preload_embedder(name: str, query: bool = False) -> threading.Thread | None:
     """Start loading ``name`` on a daemon thread (a fresh CLI search starts it first thing).
 
+    ``query``: load the embedder of its queries (:func:`get_query_embedder`), as a search needs,
+    and embed one tiny text with it, so its weights are paged in off the search's critical path.
     Nothing is started when the embedder would first need its one-off preparation (a search
     then answers from BM25) or is already loaded. Errors are left for the caller's own
     :func:`get_embedder` call to raise with its message.
@@ -385,11 +424,15 @@ def preload_embedder(name: str) -> threading.Thread | None:
     Returns:
         The thread, or None when nothing was started.
     """
-    if name in _CACHE or name not in EMBEDDERS or not embedder_is_ready(name):
+    loaded = _QUERY_CACHE if query else _CACHE
+    if name in loaded or name not in EMBEDDERS or not embedder_is_ready(name):
         return None
 
     def load() -> None:
         with contextlib.suppress(Exception):
+            if query:
+                get_query_embedder(name).embed(["a"])
+                return
             embedder = get_embedder(name)
             prime = getattr(embedder, "prime_query_path", None)
             if prime is not None:  # the first inference's set-up, off the search's critical path
