@@ -165,3 +165,21 @@ def test_a_fresh_hybrid_search_imports_no_openvino(
     modules = set(json.loads(out.read_text(encoding="utf-8")))
     assert "paperscope.index.query_model" in modules
     assert not {m for m in modules if m == "openvino" or m.startswith("openvino.")}
+
+
+@pytest.mark.model
+def test_a_server_and_the_setting_keep_openvino_for_queries(
+    program_embedder: qm.ProgramEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperscope.index import embed, minilm
+
+    monkeypatch.setattr(embed, "_QUERY_CACHE", {})
+    assert isinstance(embed.get_query_embedder("minilm"), qm.ProgramEmbedder)
+    monkeypatch.setattr(embed, "_QUERY_CACHE", {})
+    monkeypatch.setattr(minilm, "PARALLEL_QUERIES", True)  # what `serve` sets
+    assert isinstance(embed.get_query_embedder("minilm"), minilm.MiniLMEmbedder)
+    monkeypatch.setattr(embed, "_QUERY_CACHE", {})
+    monkeypatch.setattr(minilm, "PARALLEL_QUERIES", False)
+    monkeypatch.setenv("PAPERSCOPE_QUERY_MODEL", "openvino")
+    assert isinstance(embed.get_query_embedder("minilm"), minilm.MiniLMEmbedder)
+    assert embed.get_query_embedder("fake") is embed.get_embedder("fake")

@@ -391,7 +391,8 @@ def get_query_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     :data:`paperscope.index.query_model.MAX_WORDPIECES` wordpieces is embedded by OpenVINO
     (loaded then), where it is faster. Every other embedder, and ``minilm`` when
     ``$PAPERSCOPE_QUERY_MODEL`` is ``openvino`` or the program cannot be had, embeds its own
-    queries (:func:`get_embedder`).
+    queries (:func:`get_embedder`), and so does a web server (``minilm.PARALLEL_QUERIES``), whose
+    OpenVINO model is loaded once and serves concurrent searches faster.
 
     Raises:
         InputError, ModelUnavailable: as :func:`get_embedder`.
@@ -402,6 +403,7 @@ def get_query_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
             if (
                 EMBEDDERS.get(name) is _minilm
                 and os.environ.get("PAPERSCOPE_QUERY_MODEL", "numpy") != "openvino"
+                and not _serving()
                 and _openvino_installed()
             ):
                 from ..config import cache_dir
@@ -410,6 +412,20 @@ def get_query_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
                 embedder = load_program_embedder(cache_dir(), fallback=lambda: get_embedder(name))
             _QUERY_CACHE[name] = embedder if embedder is not None else get_embedder(name)
         return _QUERY_CACHE[name]
+
+
+def _serving() -> bool:
+    """True in a web server (``minilm.PARALLEL_QUERIES``): its loaded OpenVINO model embeds queries.
+
+    The numpy program runs ~350 small operations per query, each taking the GIL: with 50
+    requests at once a server answered 55 searches/s with it against 84/s with OpenVINO
+    (ICLR 2026, ``bench/serve_load.py --mix search=1``, same run), and its paced p99 went
+    from 0.24 s to 8.7 s. A server pays OpenVINO's load once, not per search.
+    """
+    import sys
+
+    minilm = sys.modules.get(f"{__package__}.minilm")
+    return bool(minilm is not None and getattr(minilm, "PARALLEL_QUERIES", False))
 
 
 def preload_embedder(name: str, query: bool = False) -> threading.Thread | None:
