@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from paperscope import Library
+from paperscope.errors import InputError
 from paperscope.index import query_model as qm
 
 
@@ -125,11 +126,40 @@ def test_a_broken_program_is_made_again(model_cache: Path, tmp_path: Path) -> No
     assert first is not None
     folder = qm.program_dir(model_xml, tmp_path)
     want = first.embed(["sparse attention"])
-    (folder / "constants.bin").write_bytes(b"\0" * 16)  # truncated: every constant is out of range
-    again = qm.load_program_embedder(tmp_path)
-    assert again is not None
-    np.testing.assert_allclose(again.embed(["sparse attention"]), want, atol=1e-6)
-    assert json.loads((folder / "program.json").read_text())["version"] == qm.PROGRAM_VERSION
+    stale = tmp_path / "models" / "query-program-0123456789abcdef"  # an earlier release's
+    stale.mkdir()
+
+    def damage_in_place(path: Path) -> None:  # same size: only the file's time tells
+        data = bytearray(path.read_bytes())
+        data[1000:2000] = b"\xff" * 1000
+        path.write_bytes(bytes(data))
+
+    for damage in (
+        lambda: (folder / "constants.bin").write_bytes(b"\0" * 16),  # truncated
+        lambda: damage_in_place(folder / "constants.bin"),
+        lambda: (folder / "program.json").write_text("null"),
+        lambda: __import__("shutil").rmtree(folder) or folder.write_text("a file in its place"),
+    ):
+        damage()
+        again = qm.load_program_embedder(tmp_path)
+        assert again is not None
+        np.testing.assert_allclose(again.embed(["sparse attention"]), want, atol=1e-6)
+        assert json.loads((folder / "program.json").read_text())["version"] == qm.PROGRAM_VERSION
+    assert not stale.exists()  # made again: the older program's 87 MB are gone
+
+
+@pytest.mark.model
+def test_a_program_failing_as_it_runs_gives_way_to_openvino_and_is_made_again(tmp_path: Path) -> None:
+    from paperscope.index.minilm import MiniLMEmbedder
+
+    reference = MiniLMEmbedder()
+    embedder = qm.load_program_embedder(tmp_path, fallback=lambda: reference)
+    if embedder is None:
+        pytest.skip("no shipped int8 IR or no openvino in this install")
+    embedder.program.steps[5] = {**embedder.program.steps[5], "op": "Bogus"}
+    got = embedder.embed(["sparse attention"])
+    np.testing.assert_array_equal(got, reference.embed(["sparse attention"]))
+    assert embedder.folder is not None and not embedder.folder.exists()  # the next process remakes it
 
 
 _RUNNER = """
@@ -180,6 +210,10 @@ def test_a_server_and_the_setting_keep_openvino_for_queries(
     assert isinstance(embed.get_query_embedder("minilm"), minilm.MiniLMEmbedder)
     monkeypatch.setattr(embed, "_QUERY_CACHE", {})
     monkeypatch.setattr(minilm, "PARALLEL_QUERIES", False)
-    monkeypatch.setenv("PAPERSCOPE_QUERY_MODEL", "openvino")
+    monkeypatch.setenv("PAPERSCOPE_QUERY_MODEL", "OpenVINO")
     assert isinstance(embed.get_query_embedder("minilm"), minilm.MiniLMEmbedder)
+    monkeypatch.setenv("PAPERSCOPE_QUERY_MODEL", "onnx")
+    with pytest.raises(InputError, match="PAPERSCOPE_QUERY_MODEL must be numpy or openvino"):
+        embed.get_query_embedder("minilm")
+    monkeypatch.delenv("PAPERSCOPE_QUERY_MODEL")
     assert embed.get_query_embedder("fake") is embed.get_embedder("fake")

@@ -395,14 +395,18 @@ def get_query_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     OpenVINO model is loaded once and serves concurrent searches faster.
 
     Raises:
-        InputError, ModelUnavailable: as :func:`get_embedder`.
+        InputError: as :func:`get_embedder`, or ``$PAPERSCOPE_QUERY_MODEL`` is neither value.
+        ModelUnavailable: as :func:`get_embedder`.
     """
+    setting = (os.environ.get("PAPERSCOPE_QUERY_MODEL") or "numpy").strip().lower()
+    if setting not in ("numpy", "openvino"):
+        raise InputError(f"PAPERSCOPE_QUERY_MODEL must be numpy or openvino, not {setting!r}")
     with _LOADING:
         if name not in _QUERY_CACHE:
             embedder: Embedder | None = None
             if (
                 EMBEDDERS.get(name) is _minilm
-                and os.environ.get("PAPERSCOPE_QUERY_MODEL", "numpy") != "openvino"
+                and setting == "numpy"
                 and not _serving()
                 and _openvino_installed()
             ):

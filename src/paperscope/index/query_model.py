@@ -21,6 +21,7 @@ weights are paged in from the page cache on first use (the 45 MB of matrices, a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -253,11 +254,14 @@ class QueryProgram:
 
     def __init__(self, folder: Path):
         spec = json.loads((folder / "program.json").read_text(encoding="utf-8"))
-        if spec.get("version") != PROGRAM_VERSION:
-            raise ValueError(f"query program of version {spec.get('version')!r}, not {PROGRAM_VERSION}")
+        if not isinstance(spec, dict) or spec.get("version") != PROGRAM_VERSION:
+            raise ValueError(f"{folder / 'program.json'} is not a query program of version {PROGRAM_VERSION}")
         with open(folder / "constants.bin", "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            stat = os.fstat(handle.fileno())
+            # Any write after the program was made (a damaged or half-copied cache) moves these.
+            if [stat.st_size, stat.st_mtime_ns] != spec.get("constants_file"):
+                raise ValueError(f"{folder / 'constants.bin'} is not the file its program was made with")
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if stat.st_size else b""
         self.constants = [
             np.frombuffer(
                 self._map, dtype=np.dtype(c["dtype"]), count=math.prod(c["shape"]), offset=c["offset"]
@@ -371,23 +375,51 @@ def export_program(model_xml: Path, folder: Path) -> Path:
             handle.write(array.tobytes())
             offset += array.nbytes
     parameters = [p.get_any_name() for p in model.inputs]
+    stat = (work / "constants.bin").stat()
     spec = {
         "version": PROGRAM_VERSION,
         "parameters": parameters,
         "constants": table,
+        "constants_file": [stat.st_size, stat.st_mtime_ns],
         "steps": steps,
         "output": output,
     }
     (work / "program.json").write_text(json.dumps(spec), encoding="utf-8")
+    _check_against_openvino(openvino, model, QueryProgram(work))
+    work.chmod(0o755)  # mkdtemp's 0o700 would hide it from the other users of a shared cache
     try:
         os.replace(work, folder)
     except OSError:
         if not (folder / "program.json").is_file():  # another process did not win the race
             raise
-        for leftover in work.iterdir():
-            leftover.unlink()
-        work.rmdir()
+        shutil.rmtree(work, ignore_errors=True)
+    for stale in folder.parent.glob("query-program-*"):  # of an earlier release or IR: 87 MB each
+        if stale != folder:
+            shutil.rmtree(stale, ignore_errors=True)
     return folder
+
+
+#: The probe :func:`export_program` runs both ways: [CLS], five wordpiece ids, [SEP].
+_PROBE = np.array([[101, 20288, 3086, 2005, 2146, 5491, 102]], dtype=np.int64)
+
+
+def _check_against_openvino(openvino: Any, model: Any, program: QueryProgram) -> None:
+    """Raise ValueError unless the program's output for a probe is OpenVINO's (pooled cosine >= 0.999).
+
+    Guards against an IR whose operations this interpreter reads otherwise than OpenVINO does.
+    """
+    feed = {
+        "input_ids": _PROBE,
+        "attention_mask": np.ones_like(_PROBE),
+        "token_type_ids": np.zeros_like(_PROBE),
+    }
+    feed = {k: v for k, v in feed.items() if k in program.parameters}
+    compiled = openvino.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    want = np.asarray(compiled(feed)[0])[0].mean(axis=0)
+    got = program.run(feed)[0].mean(axis=0)
+    cosine = float(want @ got / (np.linalg.norm(want) * np.linalg.norm(got) or 1.0))
+    if not cosine >= 0.999:
+        raise ValueError(f"the numpy program gives another vector than OpenVINO (cosine {cosine:.4f})")
 
 
 def hidden_states(program: QueryProgram, windows: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -426,8 +458,11 @@ class ProgramEmbedder:
         tokenizer: Any,
         model_id: str,
         fallback: Callable[[], Any] | None = None,
+        folder: Path | None = None,
     ):
         self.program = program
+        #: The program's folder: removed when the program fails, so the next process remakes it.
+        self.folder = folder
         self.tokenizer = tokenizer
         self.model_id = model_id
         self._fallback = fallback
@@ -449,8 +484,18 @@ class ProgramEmbedder:
         if self._fallback is not None and sum(len(w) for w in windows) > MAX_WORDPIECES:
             return self._fallback().embed_documents(texts)
         rows = np.zeros((len(windows), self.dim), dtype=np.float32)
-        for k, hidden in enumerate(hidden_states(self.program, windows)):
-            rows[k] = hidden.mean(axis=0)
+        try:
+            with np.errstate(over="raise", invalid="raise"):  # a damaged weight: an error, not a wrong vector
+                for k, hidden in enumerate(hidden_states(self.program, windows)):
+                    rows[k] = hidden.mean(axis=0)
+        except Exception as exc:  # a damaged program: OpenVINO answers, the next search remakes it
+            if self._fallback is None or self.folder is None:
+                raise
+            import logging
+
+            logging.getLogger(__name__).warning("the query program failed (%s); it will be made again", exc)
+            _remove(self.folder)
+            return self._fallback().embed_documents(texts)
         vectors, counts = pool_windows(
             normalise_rows(rows),
             np.asarray(owner_list, dtype=np.int64),
@@ -463,6 +508,15 @@ class ProgramEmbedder:
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Return float32, shape (len(texts), 384), rows L2-normalised."""
         return self.embed_documents(texts)[0]
+
+
+def _remove(path: Path) -> None:
+    """Delete a program folder (or whatever stands at its path); never raises."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def load_program_embedder(cache: Path, fallback: Callable[[], Any] | None = None) -> ProgramEmbedder | None:
@@ -485,9 +539,8 @@ def load_program_embedder(cache: Path, fallback: Callable[[], Any] | None = None
     try:
         try:
             program = QueryProgram(folder)
-        except (OSError, ValueError, KeyError, TypeError):  # absent, or left broken: made again
-            if folder.exists():
-                shutil.rmtree(folder, ignore_errors=True)
+        except Exception:  # absent, or left damaged: made again
+            _remove(folder)
             program = QueryProgram(export_program(model_xml, folder))
         tokenizer = load_tokenizer(_tokenizer_file())
     except Exception as exc:  # any failure leaves queries to OpenVINO; never a failed search
@@ -495,4 +548,4 @@ def load_program_embedder(cache: Path, fallback: Callable[[], Any] | None = None
 
         logging.getLogger(__name__).debug("no numpy query program (%s): queries use OpenVINO", exc)
         return None
-    return ProgramEmbedder(program, tokenizer, minilm_model_id("int8", "openvino"), fallback)
+    return ProgramEmbedder(program, tokenizer, minilm_model_id("int8", "openvino"), fallback, folder)
