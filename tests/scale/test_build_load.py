@@ -310,3 +310,32 @@ def test_load_stores_the_lexical_rows_and_fingerprints_the_build_made(
         assert marked == len(lib) > 50
         every = {pid for (pid,) in conn.execute("SELECT paper_id FROM papers")}
         assert {hit.paper_id for hit in lib.search("zzbuildmark", mode="bm25", limit=200)} == every
+
+
+def test_load_looks_up_only_the_keys_some_paper_holds(
+    mixed_sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into an empty library, a key no loaded paper holds is never looked up in SQLite (issue 28)."""
+    from paperscope.store import papers
+
+    run_build([str(s) for s in mixed_sources], tmp_path / "shards")
+    asked: list[int] = []
+    found: list[int] = []
+    find = papers.find_dedup_keys
+
+    def counting(conn, keys):  # type: ignore[no-untyped-def]
+        keys = set(keys)
+        asked.extend(keys)
+        result = find(conn, keys)
+        found.extend(result)
+        return result
+
+    monkeypatch.setattr(papers, "find_dedup_keys", counting)
+    with Library(tmp_path / "built.db") as lib:
+        load_shards(lib, tmp_path / "shards")
+    # Every key asked is held by a stored paper (the duplicates of dups.csv and their own keys).
+    assert asked and sorted(asked) == sorted(found)
+    assert_same_library(tmp_path / "built.db", tmp_path / "built.db")
+    ingested = _ingest(mixed_sources, tmp_path / "ingested.db")
+    with Library(tmp_path / "built.db") as lib:
+        assert len(lib) == sum(f.new for f in ingested.files)

@@ -48,6 +48,7 @@ from ..worker_guard import die_with_parent
 from . import dedup, paperlist_json, text_list
 from .fields import parse_column_map
 from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
+from .keyset import StoredKeys
 
 __all__ = [
     "ingest_paths",
@@ -228,8 +229,17 @@ class _Known:
 class _BatchStore:
     """Stores one batch of Papers: exact duplicates, near-duplicates (``dedup``) and new papers."""
 
-    def __init__(self, store: Store, report: FileReport, workers: _Workers, use_pool: bool):
+    def __init__(
+        self,
+        store: Store,
+        report: FileReport,
+        workers: _Workers,
+        use_pool: bool,
+        stored_keys: StoredKeys | None = None,
+    ):
         self.conn = store.conn
+        #: The library's keys in memory (``load``): only keys some paper holds are looked up.
+        self.stored_keys = stored_keys
         self.report = report
         self.workers = workers
         self.build_card = workers.build_card
@@ -256,7 +266,7 @@ class _BatchStore:
         fps = [prints[p.paper_id] for p in unseen]
         prints = dict(zip((p.paper_id for p in unseen), fps, strict=True))
         lookups = {k for pid, fp in prints.items() for k in (*fp.keys, *fp.lead_keys, dedup.alias_key(pid))}
-        db_keys = papers.find_dedup_keys(conn, lookups)
+        db_keys = papers.find_dedup_keys(conn, self._held(lookups))
         # A shared id (a volume DOI on many papers) is no evidence: load one of its holders, to
         # name it in a conflict, not all of them as candidates.
         shared_keys = {
@@ -270,7 +280,7 @@ class _BatchStore:
         )
         # Which of the candidates' own ids are shared (a shared id must not keep papers apart).
         own_keys = {dedup.id_key(k, v) for other in known.values() for k, v in other.ids.items()}
-        db_keys.update(papers.find_dedup_keys(conn, own_keys - set(db_keys)))
+        db_keys.update(papers.find_dedup_keys(conn, self._held(own_keys - set(db_keys))))
         new: dict[str, Paper] = {}
         batch_keys: dict[int, list[str]] = {}
         batch_alias: dict[str, str] = {}
@@ -318,6 +328,8 @@ class _BatchStore:
         while len(self.pending_cards) > _CARD_JOBS_IN_FLIGHT:
             self._save_cards()
         papers.add_dedup_keys(conn, sorted(new_keys))  # in key order: B-tree pages are touched once
+        if self.stored_keys is not None:
+            self.stored_keys.add(key for key, _ in new_keys)
         if any(fields & _CARD_FIELDS for fields in self.changed.values()):
             self.flush()  # a card still building must not overwrite the one rebuilt below
         for pid, fields in self.changed.items():
@@ -329,6 +341,10 @@ class _BatchStore:
             if fields & _CARD_FIELDS:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
         self.report.new += len(fresh)
+
+    def _held(self, keys: set[int]) -> set[int]:
+        """The keys worth a lookup: all of them, or those ``stored_keys`` says some paper holds."""
+        return keys if self.stored_keys is None else self.stored_keys.stored(keys)
 
     def _save_cards(self) -> None:
         paper_ids, result = self.pending_cards.pop(0)

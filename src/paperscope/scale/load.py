@@ -22,6 +22,7 @@ from ..analyzer import LEXICAL_ANALYZER
 from ..errors import InputError
 from ..extract import EXTRACTOR_VERSION, build_card
 from ..ingest import dedup
+from ..ingest.keyset import StoredKeys
 from ..ingest.pipeline import _CACHE_BYTES, _BatchStore, _index_missing_keys, _Workers
 from ..models import Card, FileReport, IngestReport, Paper, Skip
 from ..progress import progress as progress_bar
@@ -108,6 +109,7 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
     papers.set_cache_size(store.conn, _CACHE_BYTES)
     with store.transaction():
         _index_missing_keys(store)
+    stored_keys = StoredKeys(store.conn)  # most keys of a new paper are held by none: no lookup
     changed: set[str] = set()
     with progress_bar(total=total, desc="load", unit="records", enabled=progress) as bar:
         for entry in sorted(manifest["inputs"], key=lambda e: e["index"]):
@@ -117,7 +119,7 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
             file_report.repaired = [
                 Skip(path, line, reason, unit) for line, reason, unit in entry["repaired"]
             ]
-            batch_store = _BatchStore(store, file_report, workers, use_pool=False)
+            batch_store = _BatchStore(store, file_report, workers, use_pool=False, stored_keys=stored_keys)
             for shard in sorted(entry["shards"]):
                 rows = sorted(shards.read_shard(out / shard), key=lambda r: r["item"])
                 batch = [shards.paper_from_json(r["paper"]) for r in rows]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ __all__ = [
     "resolve_paper_id",
     "update_paper_fields",
     "add_dedup_keys",
+    "all_dedup_keys",
     "find_dedup_keys",
     "dedup_rows",
     "papers_missing_dedup_keys",
@@ -141,6 +143,11 @@ def update_paper_fields(
 def add_dedup_keys(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
     """Store near-duplicate keys ``(key, paper_id)`` (64-bit signed integers; see ``ingest/dedup.py``)."""
     conn.executemany("INSERT OR IGNORE INTO dedup_keys (key, paper_id) VALUES (?, ?)", rows)
+
+
+def all_dedup_keys(conn: sqlite3.Connection) -> array:
+    """Return every stored near-duplicate key (with repeats), as an ``array('q')`` of int64 (8 bytes each)."""
+    return array("q", (row[0] for row in conn.execute("SELECT key FROM dedup_keys")))
 
 
 def find_dedup_keys(conn: sqlite3.Connection, keys: Iterable[int]) -> dict[int, list[str]]:
