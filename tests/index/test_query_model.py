@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +129,12 @@ def test_a_broken_program_is_made_again(model_cache: Path, tmp_path: Path) -> No
     want = first.embed(["sparse attention"])
     stale = tmp_path / "models" / "query-program-0123456789abcdef"  # an earlier release's
     stale.mkdir()
+    killed = tmp_path / "models" / ".query-program-killed"  # an export killed an hour ago
+    killed.mkdir()
+    (killed / "constants.bin").write_bytes(b"\0" * 64)
+    os.utime(killed, (time.time() - 3600, time.time() - 3600))
+    recent = tmp_path / "models" / ".query-program-running"  # another process exporting now
+    recent.mkdir()
 
     def damage_in_place(path: Path) -> None:  # same size: only the file's time tells
         data = bytearray(path.read_bytes())
@@ -146,6 +153,7 @@ def test_a_broken_program_is_made_again(model_cache: Path, tmp_path: Path) -> No
         np.testing.assert_allclose(again.embed(["sparse attention"]), want, atol=1e-6)
         assert json.loads((folder / "program.json").read_text())["version"] == qm.PROGRAM_VERSION
     assert not stale.exists()  # made again: the older program's 87 MB are gone
+    assert not killed.exists() and recent.exists()
 
 
 @pytest.mark.model
@@ -156,10 +164,36 @@ def test_a_program_failing_as_it_runs_gives_way_to_openvino_and_is_made_again(tm
     embedder = qm.load_program_embedder(tmp_path, fallback=lambda: reference)
     if embedder is None:
         pytest.skip("no shipped int8 IR or no openvino in this install")
-    embedder.program.steps[5] = {**embedder.program.steps[5], "op": "Bogus"}
-    got = embedder.embed(["sparse attention"])
-    np.testing.assert_array_equal(got, reference.embed(["sparse attention"]))
+    output = embedder.program.output
+    embedder.program.output = ["p", "input_ids"]  # runs, but gives no hidden states: refused
+    np.testing.assert_array_equal(embedder.embed(["sparse attention"]), reference.embed(["sparse attention"]))
     assert embedder.folder is not None and not embedder.folder.exists()  # the next process remakes it
+    embedder.program.output = output  # repaired in memory: the process stays with OpenVINO
+    np.testing.assert_array_equal(embedder.embed(["graph"]), reference.embed(["graph"]))
+
+    again = qm.load_program_embedder(tmp_path, fallback=lambda: reference)
+    assert again is not None and again.folder is not None and again.folder.exists()
+    again.program.steps[5] = {**again.program.steps[5], "op": "Bogus"}
+    np.testing.assert_array_equal(again.embed(["sparse attention"]), reference.embed(["sparse attention"]))
+    assert not again.folder.exists()
+
+
+def test_the_program_folder_is_keyed_by_the_ir_s_content(tmp_path: Path) -> None:
+    import shutil
+
+    from paperscope.index.minilm import packaged_openvino_model
+
+    model_xml = packaged_openvino_model()
+    if model_xml is None:
+        pytest.skip("no shipped int8 IR in this install")
+    copy = tmp_path / "copy"
+    shutil.copytree(model_xml.parent, copy)
+    (copy / "model.xml").touch()  # another install of the same release: other times, same bytes
+    assert qm.program_dir(copy / "model.xml", tmp_path) == qm.program_dir(model_xml, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["files"]["model.bin"] = "0" * 64  # another IR
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert qm.program_dir(copy / "model.xml", tmp_path) != qm.program_dir(model_xml, tmp_path)
 
 
 _RUNNER = """

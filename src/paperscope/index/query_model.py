@@ -29,6 +29,7 @@ import mmap
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,17 +66,26 @@ _DTYPES = {
 
 
 def program_dir(model_xml: Path, cache: Path) -> Path:
-    """Return the folder of the program made from ``model_xml`` (keyed by its bytes and our version).
+    """Return the folder of the program made from ``model_xml`` (keyed by its content and our version).
 
-    The key is a SHA-256 of the IR's two files' sizes and modification times plus
-    :data:`PROGRAM_VERSION`: a new IR (a new release) gets a new program; nothing is read here.
+    The key is a SHA-256 of :data:`PROGRAM_VERSION` and the IR's content: the SHA-256 of its
+    files that the shipped IR's ``manifest.json`` lists (so two installs of one release share one
+    program), else the files' sizes and modification times. A new IR gets a new program.
     """
     parts = [PROGRAM_VERSION]
-    for path in (model_xml, model_xml.with_suffix(".bin")):
-        stat = path.stat()
-        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    try:
+        files = json.loads((model_xml.parent / "manifest.json").read_text(encoding="utf-8"))["files"]
+        parts += [f"{name}:{files[name]}" for name in (model_xml.name, model_xml.with_suffix(".bin").name)]
+    except (OSError, ValueError, KeyError, TypeError):
+        for path in (model_xml, model_xml.with_suffix(".bin")):
+            stat = path.stat()
+            parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
     return cache / "models" / f"query-program-{digest}"
+
+
+#: A temporary program folder older than this is a killed export's: removed by the next export.
+_ABANDONED_S = 600.0
 
 
 # -- the interpreter ------------------------------------------------------------------------
@@ -396,6 +406,11 @@ def export_program(model_xml: Path, folder: Path) -> Path:
     for stale in folder.parent.glob("query-program-*"):  # of an earlier release or IR: 87 MB each
         if stale != folder:
             shutil.rmtree(stale, ignore_errors=True)
+    now = time.time()
+    for abandoned in folder.parent.glob(".query-program-*"):  # of an export killed part-way
+        with contextlib.suppress(OSError):
+            if now - abandoned.stat().st_mtime > _ABANDONED_S:
+                shutil.rmtree(abandoned, ignore_errors=True)
     return folder
 
 
@@ -429,7 +444,12 @@ def hidden_states(program: QueryProgram, windows: Sequence[np.ndarray]) -> list[
         ids = np.asarray(window, dtype=np.int64)[None, :]
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
         feed = {k: v for k, v in feed.items() if k in program.parameters}
-        out.append(program.run(feed)[0])
+        hidden = program.run(feed)
+        if hidden.dtype != np.float32 or hidden.shape != (1, ids.shape[1], 384):
+            raise ValueError(
+                f"the query program gave {hidden.dtype} {hidden.shape}, not float32 (1, {ids.shape[1]}, 384)"
+            )
+        out.append(hidden[0])
     return out
 
 
@@ -463,6 +483,7 @@ class ProgramEmbedder:
         self.program = program
         #: The program's folder: removed when the program fails, so the next process remakes it.
         self.folder = folder
+        self._failed = False
         self.tokenizer = tokenizer
         self.model_id = model_id
         self._fallback = fallback
@@ -483,6 +504,8 @@ class ProgramEmbedder:
         windows, owner_list = text_windows(self.tokenizer, texts)
         if self._fallback is not None and sum(len(w) for w in windows) > MAX_WORDPIECES:
             return self._fallback().embed_documents(texts)
+        if self._failed and self._fallback is not None:
+            return self._fallback().embed_documents(texts)
         rows = np.zeros((len(windows), self.dim), dtype=np.float32)
         try:
             with np.errstate(over="raise", invalid="raise"):  # a damaged weight: an error, not a wrong vector
@@ -493,7 +516,11 @@ class ProgramEmbedder:
                 raise
             import logging
 
-            logging.getLogger(__name__).warning("the query program failed (%s); it will be made again", exc)
+            logging.getLogger(__name__).warning(
+                "the query program failed (%s); OpenVINO embeds the queries (the next search makes it again)",
+                exc,
+            )
+            self._failed = True  # once per process: every later query goes to OpenVINO
             _remove(self.folder)
             return self._fallback().embed_documents(texts)
         vectors, counts = pool_windows(
