@@ -43,17 +43,19 @@ class StoredKeys:
 
     def _reload(self) -> None:
         self._version = _data_version(self._conn)
-        self._runs = [np.unique(np.frombuffer(papers.all_dedup_keys(self._conn), dtype=np.int64))]
+        self._runs = [np.sort(np.frombuffer(papers.all_dedup_keys(self._conn), dtype=np.int64))]
 
     def add(self, keys: Iterable[int]) -> None:
         """Record keys just stored by this connection (int64 values)."""
-        run = np.unique(np.fromiter(keys, dtype=np.int64))
+        run = np.sort(np.fromiter(keys, dtype=np.int64))
         if not len(run):
             return
         self._runs.append(run)
         while len(self._runs) > 1 and 2 * len(self._runs[-1]) >= len(self._runs[-2]):
             newest = self._runs.pop()
-            self._runs[-1] = np.union1d(self._runs[-1], newest)
+            # Two sorted runs: the stable sort (timsort for int64) merges them in linear time.
+            # Repeated keys stay (a lookup only needs the order), so nothing is deduplicated.
+            self._runs[-1] = np.sort(np.concatenate([self._runs[-1], newest]), kind="stable")
 
     def stored(self, keys: Iterable[int]) -> set[int]:
         """Return those of ``keys`` that may be stored (every stored one; rarely one that is not).
