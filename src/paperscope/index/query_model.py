@@ -4,19 +4,21 @@ A fresh ``paperscope search`` spent about 0.2 s of its 0.6 s on OpenVINO for one
 wordpieces: importing it, reading the compiled model from its cache and setting up the first
 inference. This module runs the *same* IR (the int8 graph in ``data/minilm-int8``) with numpy:
 
-- :func:`export_program` (needs openvino, run once per machine by whichever command loads the
-  model first) reads the IR, folds every subgraph that depends on no input (the int8 weights
-  times their scales become float32 matrices) and writes a *program*: the remaining operations
-  in topological order as JSON, and their constants in one binary file;
-- :class:`QueryProgram` memory-maps that file and interprets the program with numpy: about 30
+- :func:`export_program` (needs openvino; run once per machine and release by the first search,
+  :func:`load_program_embedder`) reads the IR, folds every subgraph that depends on no input
+  (the int8 weights times their scales become float32 matrices), writes a *program*: the
+  remaining operations in topological order as JSON and their constants in one binary file,
+  and checks its output for a probe against OpenVINO's;
+- :class:`QueryProgram` memory-maps that file and interprets the program with numpy: about 35
   operation types of the OpenVINO opset (semantics as the opset specification gives them,
   docs.openvino.ai "Operation Specifications"), FakeQuantize included. So the arithmetic is the
-  int8 model's own (every activation is quantised where the graph quantises it), and the
-  vectors equal OpenVINO's to float32 rounding: they are stored and cached under the same
-  model id.
+  int8 model's own (every activation is quantised where the graph quantises it): cosine to
+  OpenVINO's vectors of the same texts min 0.9995, mean 0.9998 (OpenVINO's int8 kernels round
+  differently in places), against 0.9987 without the FakeQuantize steps. The vectors are
+  stored and cached under the default embedder's model id.
 
-A query of one window (up to 256 wordpieces) runs window by window without padding; the
-weights are paged in from the page cache on first use (the 45 MB of matrices, a few ms).
+Each window runs alone, without padding; texts over :data:`MAX_WORDPIECES` go to OpenVINO. The
+weights are paged in from the page cache on first use (45 MB of matrices, a few ms).
 """
 
 from __future__ import annotations
