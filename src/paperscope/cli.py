@@ -267,6 +267,11 @@ def _print_report(report: IngestReport) -> None:
     for f in report.files:
         if f.error:
             click.echo(f"error: {f.error}", err=True)
+            if f.read:
+                click.echo(
+                    f"  {f.path}: {f.read:,} records were read before it; none of this file is stored",
+                    err=True,
+                )
             continue
         if f.ignored:
             click.echo(f"ignored: {f.path}: {f.ignored}", err=True)

@@ -394,6 +394,9 @@ class Conflict:
 class FileReport:
     """Ingest figures for one file; ``error`` is set when the whole file was rejected.
 
+    A file that fails part-way is undone as a whole: ``new``, ``present`` and ``merged`` are 0,
+    and ``read`` counts the records read before the failure.
+
     Attributes:
         present: records whose normalised abstract was already stored (same ``paper_id``).
         merged: near-duplicate records merged into an existing paper with another ``paper_id``.

@@ -187,6 +187,26 @@ def test_malformed_csv_mid_file_rolls_back_that_file(tmp_path: Path, fresh_libra
     assert _counts(fresh_library) == before
 
 
+def test_a_file_failing_after_two_batches_says_what_it_read_and_stores_none(tmp_path: Path) -> None:
+    # 2,500 records, then a quote never closed: a batch of 1,000 was stored, then undone.
+    path = tmp_path / "long.csv"
+    rows = [f'T{i},"Abstract number {i} about topic q{i}z."' for i in range(2500)]
+    path.write_text("title,abstract\n" + "\n".join(rows) + '\nLast,"never closed\n', encoding="utf-8")
+    db = tmp_path / "lib.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "ingest", str(path), "--no-cards", "--no-embed"])
+    error = f"error: {path}:2502: malformed CSV: unexpected end of data"
+    lines = result.stderr.splitlines()
+    assert error in lines
+    said = lines[lines.index(error) + 1]
+    read = int(said.split(": ")[1].split(" records")[0].replace(",", ""))
+    assert read == 2500 and said.endswith("records were read before it; none of this file is stored")
+    assert f"total: read {read}, new 0, already present 0, skipped 0, files failed 1" in result.stdout
+    with Library(db) as lib:
+        report = lib.ingest([path])
+        assert [(f.read, f.new, f.present, f.merged) for f in report.files] == [(2500, 0, 0, 0)]
+        assert _counts(lib)["papers"] == 0
+
+
 def test_strict_writes_nothing_when_a_record_would_be_skipped(tmp_path: Path, icml_dir: Path) -> None:
     bad = tmp_path / "blank.json"
     bad.write_text('[{"title": "x", "abstract": "  "}, {"abstract": "A fine abstract."}]', encoding="utf-8")

@@ -661,6 +661,7 @@ def _ingest_file(
     lines: _LineProgress,
     workers: _Workers,
     strict: bool = False,
+    report: FileReport | None = None,
 ) -> FileReport:
     """Read one file into ``store``, committing each batch of ``_BATCH`` records on its own.
 
@@ -671,13 +672,21 @@ def _ingest_file(
     of its own. An ingest killed or interrupted keeps its committed batches; running it again
     reports them as already present and stores the rest. With ``strict`` the caller holds one
     transaction for everything and no batch commits.
+
+    ``report``, when given, is the FileReport filled in (else a new one): after an InputError
+    its ``read`` still counts the records read before the failure.
     """
+    report = report if report is not None else FileReport(path=str(path), format=fmt)
     if strict:
-        return _ingest_file_batches(store, path, fmt, column_map, lines, workers, contextlib.nullcontext)
+        return _ingest_file_batches(
+            store, path, fmt, column_map, lines, workers, contextlib.nullcontext, report
+        )
     watermark = cleanup.source_watermark(store.conn)
     inserted: list[str] = []
     try:
-        return _ingest_file_batches(store, path, fmt, column_map, lines, workers, store.transaction, inserted)
+        return _ingest_file_batches(
+            store, path, fmt, column_map, lines, workers, store.transaction, report, inserted
+        )
     except InputError:
         with store.transaction() as conn:
             cleanup.undo_file(conn, str(path), watermark, inserted)
@@ -692,9 +701,9 @@ def _ingest_file_batches(
     lines: _LineProgress,
     workers: _Workers,
     transaction: Callable[[], contextlib.AbstractContextManager[Any]],
+    report: FileReport,
     inserted: list[str] | None = None,
 ) -> FileReport:
-    report = FileReport(path=str(path), format=fmt)
     reader = get_reader(fmt)
     unit = "record" if fmt == paperlist_json.FORMAT_ARRAY else "line"
     use_pool = path.stat().st_size >= _POOL_MIN_BYTES
@@ -733,12 +742,24 @@ def _ingest_file_batches(
         with transaction():
             batch_store.store(ready, prints)
 
+    seen = 0
+
+    def counted() -> Iterator[Record | Skip]:
+        nonlocal seen
+        for item in items:
+            seen += 1
+            yield item
+
     pending = None
-    for batch in _batches(iter(items), _BATCH):
-        job = workers.clean([i for i in batch if isinstance(i, Record)], use_pool)
-        if pending is not None:
-            finish(*pending)
-        pending = (batch, job)
+    try:
+        for batch in _batches(counted(), _BATCH):
+            job = workers.clean([i for i in batch if isinstance(i, Record)], use_pool)
+            if pending is not None:
+                finish(*pending)
+            pending = (batch, job)
+    except InputError:
+        report.read = seen  # every record read before the failure, stored or still in a batch
+        raise
     if pending is not None:
         finish(*pending)
     with transaction():
@@ -845,10 +866,14 @@ def ingest_paths(
                     except InputError as exc:
                         report.files.append(FileReport(path=str(path), error=str(exc)))
                         continue
+                    file_report = FileReport(path=str(path), format=file_fmt)
                     try:
-                        file_report = _ingest_file(store, path, file_fmt, columns, lines, workers, strict)
+                        _ingest_file(store, path, file_fmt, columns, lines, workers, strict, file_report)
                     except InputError as exc:
-                        report.files.append(FileReport(path=str(path), format=file_fmt, error=str(exc)))
+                        # Nothing of the file stays (it was undone); what was read before is said.
+                        failed = FileReport(path=str(path), format=file_fmt, read=file_report.read)
+                        failed.error = str(exc)
+                        report.files.append(failed)
                         continue
                 report.files.append(file_report)
             if strict and (report.skipped or report.failed):
