@@ -183,6 +183,28 @@ def test_an_address_no_cluster_answers_is_one_line_at_once(
     (line,) = [x for x in result.output.splitlines() if x.strip()]
     assert line.startswith(f"Error: --address {address}: ")
     assert "no Ray cluster answers there" in line or "not HOST:PORT" in line
+    assert not (tmp_path / "s").exists()  # the refused build leaves no empty --out folder
+
+
+def test_a_build_refused_before_any_shard_leaves_no_folder_it_made(
+    mixed_sources: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperscope.errors import PaperscopeError
+    from paperscope.scale import local_engine
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise PaperscopeError("--device cuda: the Ray cluster has no GPU")
+        yield  # a generator, as the engines are
+
+    monkeypatch.setattr(local_engine, "run_local", refuse)
+    with pytest.raises(PaperscopeError, match="no GPU"):
+        run_build(mixed_sources[:1], tmp_path / "new" / "s")
+    assert not (tmp_path / "new" / "s").exists()
+    kept = tmp_path / "mine"
+    kept.mkdir()
+    with pytest.raises(PaperscopeError, match="no GPU"):
+        run_build(mixed_sources[:1], kept)
+    assert kept.is_dir()  # a folder the user had is left as it was
 
 
 def test_build_names_skipped_lines_and_says_when_nothing_was_built(tmp_path: Path) -> None:

@@ -146,6 +146,7 @@ def run_build(
         next_index += 1
         todo.append(item)
         entries[item.index] = _entry(item)
+    made_out = not out.exists()  # a folder this run made is removed again if it fails empty
     out.mkdir(parents=True, exist_ok=True)
     _clean_stale(out, {e["index"] for e in done.values()})
     # Progress in input lines, of a total counted first (about 1 s per 4 GB): chunks report the
@@ -192,6 +193,11 @@ def run_build(
                 report.seconds[stage] = report.seconds.get(stage, 0.0) + seconds
         if total_lines > sum(reached.values()):  # lines after each file's last record: read too
             bar.update(total_lines - sum(reached.values()))
+    except BaseException:
+        # E.g. --device cuda on a cluster without a GPU: refused before any shard was written.
+        if made_out and not any(out.iterdir()):
+            out.rmdir()
+        raise
     finally:
         bar.close()
     for entry in entries.values():
