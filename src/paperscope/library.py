@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .index.dense import DenseIndex
     from .index.embed import Embedder
     from .index.fusion import Fusion
+    from .index.search import RankedList
     from .store.doctor import DoctorReport
     from .store.salvage import SalvageReport
     from .topic_fits import TopicUpdate
@@ -98,6 +99,21 @@ def cut_query(query: str) -> tuple[str, str | None]:
 #: A query of at most this many terms is a keyword query: a word of it that no paper holds is
 #: named in the notice. A pasted paragraph always holds such words; naming them is noise.
 UNMATCHED_NOTICE_MAX_TERMS = 8
+
+
+def _floor_notice(ranked: RankedList, limit: int) -> str | None:
+    """The line saying that a short hybrid list left out weaker word matches, else None.
+
+    Only when fewer than ``limit`` hits are shown: a full list hides nothing it had room for.
+    """
+    if not ranked.below_floor or len(ranked) >= limit:
+        return None
+    many = ranked.below_floor != 1 or ranked.below_floor_capped
+    count = f"{'over ' if ranked.below_floor_capped else ''}{ranked.below_floor}"
+    return (
+        f"{count} more paper{'s' if many else ''} match{'' if many else 'es'} the query's words less"
+        " than half as strongly as the best match; BM25 mode lists them"
+    )
 
 
 def _unmatched_notice(bounded: BoundedQuery, any_hit: bool) -> str | None:
@@ -803,7 +819,12 @@ class Library:
         )
         complete = ranked if detail is None else ranked[: max(detail, 0)]
         shown = papers.hit_rows(self.store.conn, [item.paper_id for item in complete])
-        notes = [bounded.notice, _unmatched_notice(bounded, bool(ranked)), self.search_notice]
+        notes = [
+            bounded.notice,
+            _unmatched_notice(bounded, bool(ranked)),
+            _floor_notice(ranked, limit),
+            self.search_notice,
+        ]
         self.search_notice = "\n".join(n for n in notes if n) or None
         hits = []
         query = bounded.lexical

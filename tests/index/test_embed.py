@@ -175,7 +175,9 @@ def test_a_few_papers_missing_vectors_are_embedded_inside_the_search(tmp_path, i
         lib.ingest([extra], embed=False)
         assert lib.stats()["missing_vectors"] == 1
         hits = lib.search("reward shaping offline", limit=3)
-        assert lib.search_notice is None
+        assert "no embedding" not in (
+            lib.search_notice or ""
+        )  # the dense leg ran (a floor line may say more)
         assert lib.stats()["missing_vectors"] == 0
         assert "dense" in hits[0].legs and not hits[0].missing_vector
 

@@ -110,6 +110,7 @@ def test_the_relevance_floor_keeps_lexical_or_close_matches_and_renumbers() -> N
     ranked = _ranked(("a", 10.0, 0.6), ("c", None, 0.1), ("b", 4.0, 0.2), ("d", None, 0.45), ("e", 5.5, None))
     kept = above_relevance_floor(ranked, legs)
     assert [(h.paper_id, h.rank) for h in kept] == [("a", 1), ("d", 2), ("e", 3)]
+    assert kept.below_floor == 1  # "b": the BM25 leg matched it, the floor left it out
     # Under a filter the reference is the whole library's best score, not the filtered list's.
     filtered = Legs(lists={"bm25": [("e", 5.5)], "dense": []}, best_bm25=12.0)
     kept = above_relevance_floor(_ranked(("e", 5.5, 0.1), ("d", None, 0.45)), filtered)
@@ -118,6 +119,7 @@ def test_the_relevance_floor_keeps_lexical_or_close_matches_and_renumbers() -> N
     one_word = Legs(lists=legs.lists, best_bm25=10.0, n_terms=1)
     kept = above_relevance_floor(_ranked(("a", 10.0, 0.6), ("c", None, 0.1), ("b", 0.4, 0.2)), one_word)
     assert [(h.paper_id, h.rank) for h in kept] == [("a", 1), ("b", 2)]
+    assert kept.below_floor == 0
     glossed = Legs(lists=legs.lists, best_bm25=10.0, n_terms=1, glossed=True)
     assert [
         h.paper_id for h in above_relevance_floor(_ranked(("a", 10.0, 0.6), ("b", 0.4, 0.2)), glossed)
@@ -141,6 +143,24 @@ def test_a_hybrid_count_describes_the_papers_that_match(tmp_path: Path, icml_dir
     dense = lib.search("dataset distillation", limit=200, mode="dense")
     assert len(dense) == everything  # dense mode ranks every paper, as asked
     lib.close()
+
+
+def test_a_short_hybrid_list_says_how_many_weaker_matches_it_left_out(icml_library: Library) -> None:
+    lexical = {h.paper_id for h in icml_library.search("dataset distillation", limit=200, mode="bm25")}
+    assert icml_library.search_notice is None
+    hybrid = {h.paper_id for h in icml_library.search("dataset distillation", limit=200)}
+    left_out = len(lexical - hybrid)
+    assert left_out >= 2
+    assert icml_library.search_notice == (
+        f"{left_out} more papers match the query's words less than half as strongly as the best"
+        " match; BM25 mode lists them"
+    )
+    # Asked for as many as pass the floor, it gives them all (the floor applies before the cut),
+    # and a list as long as asked hides nothing it had room for: no notice.
+    few = icml_library.search("dataset distillation", limit=len(hybrid))
+    assert {h.paper_id for h in few} == hybrid and icml_library.search_notice is None
+    icml_library.search("dataset distillation", limit=200, mode="dense")
+    assert icml_library.search_notice is None
 
 
 def test_a_one_word_search_lists_every_paper_that_says_it(icml_library: Library) -> None:

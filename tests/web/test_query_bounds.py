@@ -120,7 +120,7 @@ def test_a_14000_word_url_encoded_query_is_answered_and_a_short_one_alongside_to
     status, _type, body = answers["long"]
     assert status == 200 and body["data"] and "query terms were dropped" in body["notice"]
     status, _type, body = answers["short"]
-    assert status == 200 and body["notice"] is None
+    assert status == 200 and "query terms were dropped" not in (body["notice"] or "")
     assert "distillation" in body["data"][0]["snippet"].lower()
 
 

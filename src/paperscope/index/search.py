@@ -30,6 +30,7 @@ from .fusion import DEFAULT_FUSION, Fusion, fuse_rrf, fuse_scores
 __all__ = [
     "MODES",
     "RankedPaper",
+    "RankedList",
     "Legs",
     "collect_legs",
     "fuse_legs",
@@ -123,6 +124,21 @@ class RankedPaper:
     score: float
     rank: int
     legs: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+class RankedList(list[RankedPaper]):
+    """What :func:`search_papers` returns: the ranked papers, best first.
+
+    Attributes:
+        below_floor: papers the BM25 leg matched (score > 0, among its ``depth`` candidates)
+            that the hybrid relevance floor left out (:func:`above_relevance_floor`); 0 in the
+            other modes and when the floor did not apply.
+        below_floor_capped: the BM25 leg matched more papers than it listed, so more than
+            ``below_floor`` fall below the floor.
+    """
+
+    below_floor: int = 0
+    below_floor_capped: bool = False
 
 
 def _query_texts(
@@ -320,7 +336,7 @@ def fuse_legs(
     return out
 
 
-def above_relevance_floor(ranked: list[RankedPaper], legs: Legs) -> list[RankedPaper]:
+def above_relevance_floor(ranked: list[RankedPaper], legs: Legs) -> RankedList:
     """Return the hybrid hits that pass the relevance floor, ranks renumbered from 1.
 
     A hit passes when its BM25 score is at least :data:`RELEVANCE_FLOOR_BM25` times the best
@@ -333,17 +349,19 @@ def above_relevance_floor(ranked: list[RankedPaper], legs: Legs) -> list[RankedP
     "prune" once in a long abstract, below half the best score).
     """
     if legs.best_bm25 <= 0.0 or legs.n_terms > RELEVANCE_FLOOR_MAX_TERMS:
-        return ranked
+        return RankedList(ranked)
     one_word = legs.n_terms == 1 and not legs.glossed
     lexical_floor = 0.0 if one_word else RELEVANCE_FLOOR_BM25 * legs.best_bm25
-    kept = [
+    kept = RankedList(
         hit
         for hit in ranked
         if 0.0 < hit.legs.get("bm25", {}).get("score", 0.0) >= lexical_floor
         or hit.legs.get("dense", {}).get("score", -1.0) >= RELEVANCE_FLOOR_COSINE
-    ]
+    )
     for rank, hit in enumerate(kept, start=1):
         hit.rank = rank
+    shown = {hit.paper_id for hit in kept}
+    kept.below_floor = sum(1 for pid, score in legs.lists.get("bm25", []) if score > 0.0 and pid not in shown)
     return kept
 
 
@@ -360,8 +378,12 @@ def search_papers(
     correct_titleless: bool = True,
     dense_text: str | None = None,
     excluded: frozenset[str] = frozenset(),
-) -> list[RankedPaper]:
-    """Return the best ``limit`` papers for ``query``.
+) -> RankedList:
+    """Return the best ``limit`` papers for ``query``, and the BM25 matches the floor left out.
+
+    In hybrid mode :attr:`RankedList.below_floor` counts the BM25 matches the relevance floor
+    left out, among the leg's ``max(limit, fusion.candidates)`` best (``below_floor_capped``:
+    the leg had more).
 
     Args:
         store: the open library.
@@ -396,7 +418,14 @@ def search_papers(
         dense_text,
         excluded,
     )
-    ranked = fuse_legs(legs, limit, mode, fusion)
+    if mode != "hybrid":
+        return RankedList(fuse_legs(legs, limit, mode, fusion))
     # In hybrid mode the hits below the relevance floor are dropped, so their number counts
-    # papers that match (:func:`above_relevance_floor`).
-    return above_relevance_floor(ranked, legs) if mode == "hybrid" else ranked
+    # papers that match (:func:`above_relevance_floor`). Fused to the legs' depth first, then
+    # cut: a list cut to ``limit`` before the floor came back shorter than asked when one of its
+    # papers fell below the floor and a passing one ranked just after the cut.
+    kept = above_relevance_floor(fuse_legs(legs, depth, mode, fusion), legs)
+    kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
+    cut = RankedList(kept[:limit])
+    cut.below_floor, cut.below_floor_capped = kept.below_floor, kept.below_floor_capped
+    return cut
