@@ -18,6 +18,7 @@ from paperscope.errors import InputError
 from paperscope.index import embed, minilm, torch_minilm
 from paperscope.index.embed import embedder_for_device, embedder_model_id, get_embedder
 from paperscope.library import Library
+from paperscope.model_ids import compatible_model_ids
 from paperscope.store import vectors as stored_vectors
 
 pytestmark = [
@@ -75,8 +76,8 @@ def test_model_ids_are_kept_apart_and_known_without_loading():
     assert ids["minilm-torch"] == "all-MiniLM-L6-v2/torch-fp32/w256-mean"
     assert len(set(ids.values())) == 4
     assert "minilm-cuda" not in embed._CACHE  # the id came without building the model
-    assert all(stored_vectors.compatible_model_ids(ids["minilm"], other) for other in ids.values())
-    assert not stored_vectors.compatible_model_ids(ids["minilm"], "fake-bow-384")
+    assert all(compatible_model_ids(ids["minilm"], other) for other in ids.values())
+    assert not compatible_model_ids(ids["minilm"], "fake-bow-384")
 
 
 def test_chunks_are_handed_out_once_each_with_the_returned_vectors(texts, monkeypatch):

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..model_ids import compatible_model_ids
+
 if TYPE_CHECKING:
     from scipy.sparse import spmatrix
 
@@ -53,10 +55,7 @@ def same_embedding_model(trained: str, given: str | None) -> bool:
     w256-mean``); the name and the pooling must match, the runtime may differ (int8 and fp32
     vectors of one model differ by far less than the classes do).
     """
-    if not given:
-        return False
-    a, b = trained.split("/"), given.split("/")
-    return a[0] == b[0] and a[-1] == b[-1] and len(a) == len(b)
+    return bool(given) and compatible_model_ids(trained, given or "")
 
 
 @dataclass

@@ -24,6 +24,7 @@ from ..extract import EXTRACTOR_VERSION, build_card
 from ..ingest import dedup
 from ..ingest.keyset import StoredKeys
 from ..ingest.pipeline import _CACHE_BYTES, _BatchStore, _index_missing_keys, _Workers
+from ..model_ids import compatible_model_ids
 from ..models import Card, FileReport, IngestReport, Paper, Skip
 from ..progress import progress as progress_bar
 from ..store import papers
@@ -95,7 +96,7 @@ def load_shards(library: Library, shard_dir: str | Path, progress: bool = False)
     store = library.store
     model_id = library._model_id()
     built_with = str(manifest.get("model_id") or "")
-    if built_with and built_with != model_id and stored_vectors.compatible_model_ids(built_with, model_id):
+    if built_with and built_with != model_id and compatible_model_ids(built_with, model_id):
         if not store.conn.execute(
             "SELECT 1 FROM embeddings WHERE model_id = ? LIMIT 1", (model_id,)
         ).fetchone():

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..model_ids import compatible_model_ids
 from . import identity
 
 if TYPE_CHECKING:
@@ -65,17 +66,6 @@ def stored_model_ids(conn: sqlite3.Connection) -> list[str]:
         found.append(str(row[0]))
         row = conn.execute("SELECT min(model_id) FROM embeddings WHERE model_id > ?", (row[0],)).fetchone()
     return found
-
-
-def compatible_model_ids(a: str, b: str) -> bool:
-    """Return True when vectors of model ids ``a`` and ``b`` are of one model and pooling.
-
-    Ids read ``model/runtime-precision/pooling`` (``all-MiniLM-L6-v2/torch-fp16/w256-mean``):
-    the first and last parts must match; the runtime and precision may differ (the vectors of
-    one model's runtimes agree at cosine >= 0.995, README "Embedding on a GPU").
-    """
-    pa, pb = a.split("/"), b.split("/")
-    return len(pa) == len(pb) and pa[0] == pb[0] and pa[-1] == pb[-1]
 
 
 def document_model_id(conn: sqlite3.Connection, active: str) -> str:
