@@ -326,11 +326,11 @@ def test_read_progress_counts_every_line_of_the_lists_and_leaves_the_report_unch
 def test_line_count_for_the_progress_total_matches_the_line_numbers_readers_give(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int
 ) -> None:
-    import paperscope.ingest.pipeline as pipeline
+    from paperscope.ingest import files
     from paperscope.ingest.files import iter_lines
 
     path = tmp_path / "mixed.txt"
     path.write_bytes(b"unix\nwindows\r\nold mac\rcr\r\n\r\n\nlast line without an end")
-    monkeypatch.setattr(pipeline, "_COUNT_CHUNK_BYTES", chunk_bytes)  # 3: a CRLF split across chunks
-    assert pipeline._count_lines(path) == len(list(iter_lines(path))) == 7
-    assert pipeline._count_lines(tmp_path / "missing.txt") == 0
+    monkeypatch.setattr(files, "_COUNT_CHUNK_BYTES", chunk_bytes)  # 3: a CRLF split across chunks
+    assert files.count_lines(path) == len(list(iter_lines(path))) == 7
+    assert files.count_lines(tmp_path / "missing.txt") == 0

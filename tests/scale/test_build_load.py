@@ -231,13 +231,13 @@ def test_build_progress_counts_lines_of_a_total(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A log (no terminal) gets periodic lines with the total and an ETA, and they reach the total."""
-    from paperscope.ingest.pipeline import _count_lines
+    from paperscope.ingest.files import count_lines
     from paperscope.scale import stages
 
     monkeypatch.setenv("PAPERSCOPE_PROGRESS_INTERVAL_S", "0.001")
     monkeypatch.setattr(stages, "CHUNK_ITEMS", 40)  # several chunks per file: several lines
     run_build([str(s) for s in mixed_sources], tmp_path / "shards", progress=True)
-    total = sum(_count_lines(p) for src in mixed_sources for p in ([src] if src.is_file() else src.iterdir()))
+    total = sum(count_lines(p) for src in mixed_sources for p in ([src] if src.is_file() else src.iterdir()))
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("build: ")]
     assert len(lines) >= 3, lines
     assert all(f"/{total:,} (" in line for line in lines), lines

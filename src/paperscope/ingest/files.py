@@ -24,6 +24,7 @@ __all__ = [
     "TooLong",
     "brace_balance",
     "check_text_file",
+    "count_lines",
     "first_bad_utf8",
     "iter_json_lines",
     "iter_lines",
@@ -37,6 +38,8 @@ __all__ = [
 
 _SNIFF_BYTES = 8192
 _LOCATE_CHUNK_BYTES = 2**20
+#: Bytes read at a time when counting a file's lines (a progress total).
+_COUNT_CHUNK_BYTES = 2**20
 
 #: The most characters of one record (a line, a JSON array element, a BibTeX entry, a CSV row,
 #: a text-list paragraph) a reader holds (16 Mi). Real records are under 100 k characters (an
@@ -306,3 +309,25 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any] | Skip]:
             yield number, _DECODER.decode(line)
         except (ValueError, RecursionError) as exc:
             yield Skip(str(path), number, json_error_reason(exc))
+
+
+def count_lines(path: Path) -> int:
+    """Return how many lines :func:`iter_lines` numbers in ``path`` (0 if it cannot be read).
+
+    LF, CRLF and a lone CR each end a line, and a last line without an end still counts.
+    Reads the file once in 1 MiB chunks (about 1 s for a 4 GB arXiv snapshot in the page cache).
+    """
+    lines = 0
+    last = b""
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_COUNT_CHUNK_BYTES):
+                lines += chunk.count(b"\n")
+                if b"\r" in chunk:
+                    lines += chunk.count(b"\r") - chunk.count(b"\r\n")
+                if last == b"\r" and chunk.startswith(b"\n"):
+                    lines -= 1  # a CRLF split across two chunks was counted twice
+                last = chunk[-1:]
+    except OSError:
+        return 0
+    return lines + (1 if last and last not in (b"\n", b"\r") else 0)

@@ -45,7 +45,7 @@ from ..text import (
     strip_invisible,
 )
 from ..worker_guard import die_with_parent
-from . import dedup, paperlist_json, text_list
+from . import dedup, files, paperlist_json, text_list
 from .fields import parse_column_map
 from .formats import NotAPaperList, detect_format, get_reader, is_paper_list_text
 from .keyset import StoredKeys
@@ -78,8 +78,6 @@ _CACHE_BYTES = 256 * 2**20
 _OFFLOAD_CARD_S = 0.0003
 #: File extensions a folder walk considers; everything else in a folder is left alone.
 DATA_SUFFIXES = frozenset({".txt", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".bib"})
-#: Bytes read at a time when counting a file's lines for the progress total.
-_COUNT_CHUNK_BYTES = 2**20
 #: Documentation file names (any extension) a folder walk never reads.
 _DOC_STEMS = frozenset({"readme", "license", "licence", "changelog", "contributing", "notice"})
 #: Fields of a stored paper whose change by a merge rebuilds its card (the card reads them).
@@ -580,28 +578,6 @@ class _Workers:
             self.pool = None
 
 
-def _count_lines(path: Path) -> int:
-    """Return how many lines ``files.iter_lines`` numbers in ``path`` (0 if it cannot be read).
-
-    LF, CRLF and a lone CR each end a line, and a last line without an end still counts.
-    Reads the file once in 1 MiB chunks (about 1 s for a 4 GB arXiv snapshot in the page cache).
-    """
-    lines = 0
-    last = b""
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(_COUNT_CHUNK_BYTES):
-                lines += chunk.count(b"\n")
-                if b"\r" in chunk:
-                    lines += chunk.count(b"\r") - chunk.count(b"\r\n")
-                if last == b"\r" and chunk.startswith(b"\n"):
-                    lines -= 1  # a CRLF split across two chunks was counted twice
-                last = chunk[-1:]
-    except OSError:
-        return 0
-    return lines + (1 if last and last not in (b"\n", b"\r") else 0)
-
-
 class _LineProgress:
     """Lines read across the files of one ingest: the honest total of the read phase.
 
@@ -615,7 +591,7 @@ class _LineProgress:
     def __init__(self, inputs: list[tuple[Path, bool, str | None]], enabled: bool) -> None:
         counted = enabled or is_observed()
         self.per_file = (
-            {path: _count_lines(path) for path, _, ignored in inputs if not ignored} if counted else {}
+            {path: files.count_lines(path) for path, _, ignored in inputs if not ignored} if counted else {}
         )
         total = sum(self.per_file.values())
         self.bar: Progress = progress_bar(total=total or None, desc="reading", unit="lines", enabled=enabled)

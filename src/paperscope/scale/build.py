@@ -151,9 +151,9 @@ def run_build(
     _clean_stale(out, {e["index"] for e in done.values()})
     # Progress in input lines, of a total counted first (about 1 s per 4 GB): chunks report the
     # last line they reached, so the bar has a total and an ETA on either engine.
-    from ..ingest.pipeline import _count_lines
+    from ..ingest.files import count_lines
 
-    total_lines = sum(_count_lines(Path(item.path)) for item in todo) if progress else 0
+    total_lines = sum(count_lines(Path(item.path)) for item in todo) if progress else 0
     bar = progress_bar(total=total_lines or None, desc="build", unit="lines", enabled=progress)
     reached: dict[int, int] = {}
     try:
