@@ -40,3 +40,26 @@ def test_a_search_of_a_library_without_vectors_exits_with_status_0(
         assert done.returncode == 0, done.stderr[-2000:]
         assert "terminate called" not in done.stderr
         assert "diffusion" in done.stdout.lower()
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "args", [["x", "--limit", "0"], ["x", "--mode", "foo"], ["--bogus"], ["数据", "--limit", "0"]]
+)
+def test_a_search_usage_error_exits_with_one_message_and_no_traceback(
+    tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Click exits at once while the query model (and for Chinese the segmenter) loads on a
+    # thread; the thread's imports then failed to register their exit handlers and printed
+    # "Exception in thread ... can't register atexit after shutdown" (a fresh-user trial).
+    monkeypatch.setenv("PAPERSCOPE_EMBEDDER", "minilm")
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "paperscope", "--db", str(tmp_path / "lib.db"), "search", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr and "Exception in thread" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1].startswith("Error:")

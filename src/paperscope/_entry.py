@@ -36,17 +36,28 @@ def wants_query_model(argv: list[str]) -> tuple[bool, bool]:
     return not bm25, chinese
 
 
+#: Set when the interpreter starts to exit (an atexit handler, run before the loader is joined).
+_EXITING = threading.Event()
+
+
 def _load_query_side(model: bool, chinese: bool) -> None:
-    from .index.embed import DEFAULT_EMBEDDER, preload_embedder
+    try:
+        from .index.embed import DEFAULT_EMBEDDER, preload_embedder
 
-    if model:
-        thread = preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER, query=True)
-        if thread is not None:
-            thread.join()  # the segmenter next: both imports hold the GIL, one after the other
-    if chinese:
-        from .text import _jieba
+        if model:
+            thread = preload_embedder(os.environ.get("PAPERSCOPE_EMBEDDER") or DEFAULT_EMBEDDER, query=True)
+            if thread is not None:
+                thread.join()  # the segmenter next: both imports hold the GIL, one after the other
+        if chinese:
+            from .text import _jieba
 
-        _jieba()
+            _jieba()
+    except Exception:
+        # The command ended first (a usage error exits at once): a module imported here then
+        # cannot register its exit handler ("can't register atexit after shutdown"). Nothing
+        # needs what was being loaded, so it is dropped without a traceback.
+        if not _EXITING.is_set():
+            raise
 
 
 def main() -> None:
@@ -62,6 +73,7 @@ def main() -> None:
         thread = threading.Thread(target=_load_query_side, args=(model, chinese), daemon=True)
         thread.start()
         atexit.register(thread.join, 60.0)  # never exit inside native loading code (embed.join_at_exit)
+        atexit.register(_EXITING.set)  # runs first (last registered): the loader may stop quietly
     from .cli import cli
 
     cli()
