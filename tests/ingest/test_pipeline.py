@@ -207,6 +207,54 @@ def test_a_file_failing_after_two_batches_says_what_it_read_and_stores_none(tmp_
         assert _counts(lib)["papers"] == 0
 
 
+def test_a_file_failing_after_merging_into_a_stored_paper_puts_that_paper_back(
+    tmp_path: Path, icml_dir: Path
+) -> None:
+    # The first record is a stored title-less paper again, now with a title and a DOI; 2,100
+    # other records commit two batches; then a byte that is not UTF-8 fails the file. The
+    # merge (title, DOI, card, lexical row) was committed with the first batch.
+    import random
+
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([icml_dir / "000_9f997565051fc2a1.txt"])
+        stored = next(p for p in lib.papers() if not p.title)
+        conn = lib.store.conn
+
+        def state() -> tuple[object, ...]:
+            rowid = conn.execute(
+                "SELECT rowid FROM papers WHERE paper_id = ?", (stored.paper_id,)
+            ).fetchone()[0]
+            return (
+                tuple(conn.execute("SELECT * FROM papers WHERE paper_id = ?", (stored.paper_id,)).fetchone()),
+                tuple(conn.execute("SELECT * FROM cards WHERE paper_id = ?", (stored.paper_id,)).fetchone()),
+                tuple(conn.execute("SELECT * FROM papers_fts WHERE rowid = ?", (rowid,)).fetchone()),
+                conn.execute(
+                    "SELECT count(*) FROM card_facets WHERE paper_id = ?", (stored.paper_id,)
+                ).fetchone(),
+                len(lib),
+            )
+
+        before = state()
+        rng = random.Random(7)
+        lines = [
+            json.dumps(
+                {"title": "Zyxwv: The Real Title", "doi": "10.1234/zyxwv", "abstract": stored.abstract}
+            )
+        ]
+        for i in range(2100):
+            words = " ".join(f"w{rng.randrange(10**6)}" for _ in range(40))
+            lines.append(json.dumps({"title": f"Filler {i}", "abstract": f"We study {words}."}))
+        path = tmp_path / "merge_then_fail.jsonl"
+        path.write_bytes(("\n".join(lines) + "\n").encode() + b'{"abstract": "bad \xff byte"}\n')
+        report = lib.ingest([path], embed=False)
+        (failed,) = report.failed
+        assert failed.error is not None and failed.error.startswith(f"{path}:2102: not UTF-8 (byte 0xff")
+        assert lib.get(stored.paper_id).title is None
+        assert state() == before
+        assert [h.paper_id for h in lib.search("Zyxwv", mode="bm25")] == []
+        assert lib.doctor().ok
+
+
 def test_strict_writes_nothing_when_a_record_would_be_skipped(tmp_path: Path, icml_dir: Path) -> None:
     bad = tmp_path / "blank.json"
     bad.write_text('[{"title": "x", "abstract": "  "}, {"abstract": "A fine abstract."}]', encoding="utf-8")

@@ -245,6 +245,9 @@ class _BatchStore:
         self.pending_cards: list[tuple[list[str], Callable[[], list[Card]]]] = []
         #: paper_ids this file's ingest inserted (removed again if the file fails part-way).
         self.inserted: list[str] = []
+        #: Papers whose fields a merge changed, as they were before this file changed them
+        #: (put back if the file fails part-way: :func:`paperscope.store.cleanup.restore_papers`).
+        self.before: dict[str, papers.PaperSnapshot] = {}
 
     def store(
         self,
@@ -335,6 +338,8 @@ class _BatchStore:
             new_hash = (
                 content_hash_for(paper.title, paper.clean_text) if fields & {"title", "clean_text"} else None
             )
+            if pid not in self.before:
+                self.before[pid] = papers.paper_snapshot(conn, pid)
             papers.update_paper_fields(conn, paper, fields, new_hash)
             if fields & _CARD_FIELDS:
                 papers.save_cards(conn, [(pid, self.build_card(paper))])
@@ -645,7 +650,8 @@ def _ingest_file(
     a star from the web app) waits that long at most, not a whole file. A file that fails
     part-way (a malformed line, bytes that are not UTF-8) raises InputError after its committed
     batches are removed again (:func:`paperscope.store.cleanup.undo_file`): it leaves no paper
-    of its own. An ingest killed or interrupted keeps its committed batches; running it again
+    of its own, and papers stored before it that it merged into are put back as they were
+    (:func:`paperscope.store.cleanup.restore_papers`). An ingest killed or interrupted keeps its committed batches; running it again
     reports them as already present and stores the rest. With ``strict`` the caller holds one
     transaction for everything and no batch commits.
 
@@ -659,12 +665,14 @@ def _ingest_file(
         )
     watermark = cleanup.source_watermark(store.conn)
     inserted: list[str] = []
+    before: dict[str, papers.PaperSnapshot] = {}
     try:
         return _ingest_file_batches(
-            store, path, fmt, column_map, lines, workers, store.transaction, report, inserted
+            store, path, fmt, column_map, lines, workers, store.transaction, report, inserted, before
         )
     except InputError:
         with store.transaction() as conn:
+            cleanup.restore_papers(conn, before.values())  # fields it filled into papers stored before
             cleanup.undo_file(conn, str(path), watermark, inserted)
         raise
 
@@ -679,6 +687,7 @@ def _ingest_file_batches(
     transaction: Callable[[], contextlib.AbstractContextManager[Any]],
     report: FileReport,
     inserted: list[str] | None = None,
+    before: dict[str, papers.PaperSnapshot] | None = None,
 ) -> FileReport:
     reader = get_reader(fmt)
     unit = "record" if fmt == paperlist_json.FORMAT_ARRAY else "line"
@@ -686,6 +695,8 @@ def _ingest_file_batches(
     batch_store = _BatchStore(store, report, workers, use_pool)
     if inserted is not None:
         batch_store.inserted = inserted
+    if before is not None:
+        batch_store.before = before
     items = lines.follow(reader(path, column_map), by_line=fmt != paperlist_json.FORMAT_ARRAY)
 
     def finish(batch: list[Record | Skip], result: Callable[[], _Prepared]) -> None:

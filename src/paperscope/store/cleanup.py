@@ -13,11 +13,15 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from .lexical import write_fts_rows
+from .papers import PaperSnapshot
+
 __all__ = [
     "DERIVED_TABLES",
     "MARK_TABLES",
     "delete_papers",
     "undo_file",
+    "restore_papers",
     "source_watermark",
     "orphan_counts",
     "delete_orphans",
@@ -54,7 +58,8 @@ def undo_file(conn: sqlite3.Connection, path: str, after_source_rowid: int, pape
         paper_ids: the papers the file's ingest inserted. Those that another file (another
             ingest running at the same time) also gave a source are kept.
 
-    Metadata the file filled into papers stored before (a missing title, venue or year) stays.
+    Metadata the file filled into papers stored before (a missing title, venue or year) is put
+    back by :func:`restore_papers`, from the snapshots taken before the first change.
     """
     conn.execute("DELETE FROM sources WHERE rowid > ? AND path = ?", (after_source_rowid, path))
     ids = json.dumps(sorted(set(paper_ids)))
@@ -67,6 +72,39 @@ def undo_file(conn: sqlite3.Connection, path: str, after_source_rowid: int, pape
         )
     ]
     return delete_papers(conn, orphaned)
+
+
+def restore_papers(conn: sqlite3.Connection, snapshots: Iterable[PaperSnapshot]) -> int:
+    """Put papers back as ``snapshots`` hold them (row, lexical index row, card); return how many.
+
+    A file that fails part-way may have filled fields of papers stored before it (a title, a
+    DOI) and rebuilt their cards; :func:`undo_file` removes its own papers and sources, and this
+    undoes those changes. Call inside a transaction. A paper deleted meanwhile is passed over.
+    """
+    restored = 0
+    for row, card in snapshots:
+        paper_id = row["paper_id"]
+        columns = [c for c in row if c != "paper_id"]
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        changed = conn.execute(
+            f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*(row[c] for c in columns), paper_id]
+        ).rowcount
+        if not changed:
+            continue
+        title = row.get("title")
+        write_fts_rows(
+            conn, [(str(paper_id), None if title is None else str(title), str(row.get("clean_text") or ""))]
+        )
+        if card is None:
+            conn.execute("DELETE FROM cards WHERE paper_id = ?", (paper_id,))
+            conn.execute("DELETE FROM card_facets WHERE paper_id = ?", (paper_id,))
+        else:
+            conn.execute(
+                "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
+                (paper_id, *card),
+            )
+        restored += 1
+    return restored
 
 
 def source_watermark(conn: sqlite3.Connection) -> int:

@@ -14,6 +14,8 @@ from .lexical import write_fts_rows
 
 __all__ = [
     "existing_ids",
+    "PaperSnapshot",
+    "paper_snapshot",
     "insert_papers",
     "add_sources",
     "save_cards",
@@ -138,6 +140,28 @@ def update_paper_fields(
     conn.execute(f"UPDATE papers SET {assignments} WHERE paper_id = ?", [*values, paper.paper_id])
     if "title" in names or "clean_text" in names:
         write_fts_rows(conn, [(paper.paper_id, paper.title, paper.clean_text)])
+
+
+class PaperSnapshot(NamedTuple):
+    """A stored paper as it was: its ``papers`` row (column → value) and its card row, if any."""
+
+    row: dict[str, object]
+    card: tuple[object, ...] | None
+
+
+def paper_snapshot(conn: sqlite3.Connection, paper_id: str) -> PaperSnapshot:
+    """Return ``paper_id``'s stored row and card (label, data, extractor_version), to restore later.
+
+    Raises:
+        NotFound: no such paper.
+    """
+    row = conn.execute("SELECT * FROM papers WHERE paper_id = ?", (paper_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no paper {paper_id}")
+    card = conn.execute(
+        "SELECT label, data, extractor_version FROM cards WHERE paper_id = ?", (paper_id,)
+    ).fetchone()
+    return PaperSnapshot({k: row[k] for k in row.keys()}, tuple(card) if card else None)
 
 
 def add_dedup_keys(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
