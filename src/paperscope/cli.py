@@ -269,7 +269,8 @@ def _print_report(report: IngestReport) -> None:
             click.echo(f"error: {f.error}", err=True)
             if f.read:
                 click.echo(
-                    f"  {f.path}: {f.read:,} records were read before it; none of this file is stored",
+                    f"  {f.path}: {f.read:,} record{'s were' if f.read != 1 else ' was'} read before it;"
+                    " none of this file is stored",
                     err=True,
                 )
             continue

@@ -168,6 +168,12 @@ def register(cli: click.Group, command: Any, library: Any) -> None:
             raise click.ClickException(
                 f"{shard_dir}: no {MANIFEST}, not a folder `paperscope build --out` wrote; nothing was loaded"
             )
+        from .scale.shards import load_manifest
+
+        if not sum(int(e.get("papers") or 0) for e in load_manifest(shard_dir).get("inputs", [])):
+            raise click.ClickException(
+                f"{shard_dir}: the build stored no paper (every file failed or held none); nothing was loaded"
+            )
         started = time.perf_counter()
         report = load_shards(library(ctx, create=True), shard_dir, progress=True)
         if as_json:

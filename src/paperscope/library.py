@@ -112,7 +112,7 @@ def _floor_notice(ranked: RankedList, limit: int) -> str | None:
     count = f"{'over ' if ranked.below_floor_capped else ''}{ranked.below_floor}"
     return (
         f"{count} more paper{'s' if many else ''} match{'' if many else 'es'} the query's words less"
-        " than half as strongly as the best match; BM25 mode lists them"
+        " than half as strongly as the best match in the library; BM25 mode lists them"
     )
 
 

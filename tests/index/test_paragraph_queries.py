@@ -153,7 +153,7 @@ def test_a_short_hybrid_list_says_how_many_weaker_matches_it_left_out(icml_libra
     assert left_out >= 2
     assert icml_library.search_notice == (
         f"{left_out} more papers match the query's words less than half as strongly as the best"
-        " match; BM25 mode lists them"
+        " match in the library; BM25 mode lists them"
     )
     # Asked for as many as pass the floor, it gives them all (the floor applies before the cut),
     # and a list as long as asked hides nothing it had room for: no notice.

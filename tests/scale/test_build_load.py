@@ -115,6 +115,22 @@ def test_a_file_failing_part_way_leaves_no_shard(mixed_sources: list[Path], tmp_
         assert load_shards(lib, out).new == 120
 
 
+def test_loading_a_build_that_stored_no_paper_is_refused_and_makes_no_library(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text('title,abstract\nA,"First abstract."\nB,"never closed\n', encoding="utf-8")
+    out = tmp_path / "shards"
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", str(bad), "--out", str(out)])
+    assert built.exit_code == 1 and "nothing was built" in built.output
+    db = tmp_path / "empty.db"
+    loaded = runner.invoke(cli, ["--db", str(db), "load", str(out)])
+    assert loaded.exit_code == 1 and "Traceback" not in loaded.output
+    assert loaded.output.strip().splitlines()[-1] == (
+        f"Error: {out}: the build stored no paper (every file failed or held none); nothing was loaded"
+    )
+    assert not db.exists()
+
+
 def test_load_keeps_marks_and_loading_twice_adds_nothing(mixed_sources: list[Path], tmp_path: Path) -> None:
     out = tmp_path / "shards"
     run_build([str(s) for s in mixed_sources], out)
@@ -198,8 +214,8 @@ def test_a_build_refused_before_any_shard_leaves_no_folder_it_made(
 
     monkeypatch.setattr(local_engine, "run_local", refuse)
     with pytest.raises(PaperscopeError, match="no GPU"):
-        run_build(mixed_sources[:1], tmp_path / "new" / "s")
-    assert not (tmp_path / "new" / "s").exists()
+        run_build(mixed_sources[:1], tmp_path / "new" / "a" / "s")
+    assert not (tmp_path / "new").exists()  # nor the folders above it that the run made
     kept = tmp_path / "mine"
     kept.mkdir()
     with pytest.raises(PaperscopeError, match="no GPU"):

@@ -146,7 +146,9 @@ def run_build(
         next_index += 1
         todo.append(item)
         entries[item.index] = _entry(item)
-    made_out = not out.exists()  # a folder this run made is removed again if it fails empty
+    # The first folder of ``out`` this run makes: removed again, with those under it, if the
+    # build is refused before it wrote anything.
+    made_out = next((p for p in reversed([out, *out.parents]) if not p.exists()), None)
     out.mkdir(parents=True, exist_ok=True)
     _clean_stale(out, {e["index"] for e in done.values()})
     # Progress in input lines, of a total counted first (about 1 s per 4 GB): chunks report the
@@ -195,8 +197,11 @@ def run_build(
             bar.update(total_lines - sum(reached.values()))
     except BaseException:
         # E.g. --device cuda on a cluster without a GPU: refused before any shard was written.
-        if made_out and not any(out.iterdir()):
-            out.rmdir()
+        if made_out is not None and not any(out.iterdir()):
+            for folder in [out, *out.parents]:
+                folder.rmdir()
+                if folder == made_out:
+                    break
         raise
     finally:
         bar.close()
