@@ -118,21 +118,30 @@
       li.textContent = t(failed ? "no_new_failed" : "no_new");
       fresh.append(li);
     }
-    for (const [i, paperId] of newIds.entries()) {
+    // The first LABELS_SHOWN new papers by their labels; the rest are one line linking to the
+    // library list, newest first (300 bare paper ids were a wall of hex).
+    for (const paperId of newIds.slice(0, LABELS_SHOWN)) {
       const li = document.createElement("li");
       const link = document.createElement("a");
       link.href = `/paper/${encodeURIComponent(paperId)}`;
       link.textContent = paperId;
       li.append(link);
       fresh.append(li);
-      if (i < LABELS_SHOWN) {
-        api(`/api/papers/${encodeURIComponent(paperId)}`)
-          .then((paper) => {
-            // A generated label (no title in the list) is marked, as on the server-rendered pages.
-            link.textContent = paper.title_source === "generated" ? `${t("label_marker")} ${paper.label}` : paper.label;
-          })
-          .catch(() => {});
-      }
+      api(`/api/papers/${encodeURIComponent(paperId)}`)
+        .then((paper) => {
+          // A generated label (no title in the list) is marked, as on the server-rendered pages.
+          link.textContent = paper.title_source === "generated" ? `${t("label_marker")} ${paper.label}` : paper.label;
+        })
+        .catch(() => {});
+    }
+    if (newIds.length > LABELS_SHOWN) {
+      const li = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = "/?sort=added";
+      link.className = "more-new";
+      link.textContent = t("more_new", { n: newIds.length - LABELS_SHOWN });
+      li.append(link);
+      fresh.append(li);
     }
     report.hidden = false;
     text.textContent = t("done", { new: newIds.length, files: jobs.length });
