@@ -336,7 +336,13 @@ class Library:
             # with this machine's model would start a second set of vectors; say what to run.
             report.warnings.append(f"new papers were not embedded: {self._other_vectors_message(other)}")
             self.build_search_indexes(progress=progress)
-        elif embed and not report.rolled_back:
+        elif (
+            embed
+            and not report.rolled_back
+            and (report.new or vectors.count_missing_vectors(self.store.conn, self._model_id()))
+        ):
+            # (Nothing new and nothing missing, as when every file failed or was already in:
+            # the model is not loaded for nothing.)
             started = time.perf_counter()
             embedded = self.embed(progress=progress)
             elapsed_s = time.perf_counter() - started

@@ -255,3 +255,18 @@ def test_cli_embed_with_minilm_fp32_and_no_onnx_extra_prints_one_line(
         "Error: minilm-fp32 needs onnxruntime and the ONNX graph (the onnx extra);"
         " run: pip install 'paperscope[onnx]'\n"
     )
+
+
+def test_an_ingest_with_nothing_new_and_nothing_missing_loads_no_model(tmp_path, icml_dir, monkeypatch):
+    # Every file already in (or every file failed): the embed phase, which loads the model, is
+    # left out; a paper still missing its vector is embedded as before.
+    with Library(tmp_path / "lib.db", embedder="fake") as lib:
+        lib.ingest([icml_dir])
+        calls: list[bool] = []
+        monkeypatch.setattr(Library, "embed", lambda self, **kw: calls.append(True) or 0)
+        again = lib.ingest([icml_dir])
+        assert (again.new, again.present, "embed" in again.phases, calls) == (0, 95, False, [])
+        with lib.store.transaction() as conn:
+            conn.execute("DELETE FROM embeddings WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 1)")
+        lib.ingest([icml_dir])
+        assert calls == [True]
