@@ -473,6 +473,8 @@ class IngestReport:
             "merged": self.merged,
             "skipped": len(self.skipped),
             "conflicts": len(self.conflicts),
+            "files_failed": len(self.failed),
+            "files_ignored": len(self.ignored),
             "elapsed_s": round(self.elapsed_s, 3),
             "phases": {
                 name: {"count": int(p["count"]), "elapsed_s": round(p["elapsed_s"], 3)}

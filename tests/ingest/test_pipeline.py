@@ -201,6 +201,11 @@ def test_a_file_failing_after_two_batches_says_what_it_read_and_stores_none(tmp_
     read = int(said.split(": ")[1].split(" records")[0].replace(",", ""))
     assert read == 2500 and said.endswith("records were read before it; none of this file is stored")
     assert f"total: read {read}, new 0, already present 0, skipped 0, files failed 1" in result.stdout
+    as_json = CliRunner().invoke(
+        cli, ["--db", str(db), "ingest", str(path), "--no-cards", "--no-embed", "--json"]
+    )
+    data = json.loads(as_json.stdout)
+    assert (data["files_failed"], data["read"], data["new"], data["files"][0]["read"]) == (1, 2500, 0, 2500)
     with Library(db) as lib:
         report = lib.ingest([path])
         assert [(f.read, f.new, f.present, f.merged) for f in report.files] == [(2500, 0, 0, 0)]
