@@ -6,6 +6,7 @@ import contextlib
 import os
 import sqlite3
 import sys
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -29,6 +30,25 @@ BUSY_TIMEOUT_S = 60.0
 _QUIET_WAIT_S = 0.25
 #: The line printed (once per open library) when a write has to wait for another writer.
 WAIT_MESSAGE = "waiting for another paperscope writing this library…"
+
+#: Stores of this process open on each library file, by ``(st_dev, st_ino)``. Closing any
+#: descriptor of a file drops every POSIX lock this process holds on it (fcntl(2)), SQLite's
+#: included; another process closing the library then takes itself for the last one and deletes
+#: the WAL under the open connections (a server that opened one more pooled connection did
+#: that, and later answered "file is not a database"). So the raw reads of the file
+#: (``health.check_file``, ``health.truncation``) run only while no Store of this process has it
+#: open, under ``_FILES_LOCK`` so that no other thread connects meanwhile.
+_OPEN_FILES: dict[tuple[int, int], int] = {}
+_FILES_LOCK = threading.Lock()
+
+
+def _file_key(file: Path) -> tuple[int, int] | None:
+    """Return the ``(st_dev, st_ino)`` of ``file``, None when it cannot be stat-ed."""
+    try:
+        st = file.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class Store:
@@ -66,6 +86,7 @@ class Store:
         self._verified = False
         self._checked_ours = False
         self._marks_forks = False
+        self._file_key: tuple[int, int] | None = None
         try:
             if self.path == ":memory:":
                 self._connect(self.path)
@@ -82,8 +103,34 @@ class Store:
                 None if self.path == ":memory:" else Path(self.path),
                 self.transaction if writable else None,
             )
+            if self._file_key is None and self.path != ":memory:":
+                self._hold_file(Path(self.path))  # a new file: it exists now
         except sqlite3.DatabaseError as exc:
+            self._release_file()
             raise StoreError(f"{self.path}: cannot open library database: {exc}") from exc
+        except BaseException:
+            self._release_file()
+            raise
+
+    def _hold_file(self, file: Path) -> None:
+        """Count this Store among those of this process open on ``file`` (see ``_OPEN_FILES``)."""
+        with _FILES_LOCK:
+            key = _file_key(file)
+            if key is not None:
+                _OPEN_FILES[key] = _OPEN_FILES.get(key, 0) + 1
+                self._file_key = key
+
+    def _release_file(self) -> None:
+        """Stop counting this Store as open on its file (once; see ``_OPEN_FILES``)."""
+        key, self._file_key = self._file_key, None
+        if key is None:
+            return
+        with _FILES_LOCK:
+            left = _OPEN_FILES.get(key, 0) - 1
+            if left > 0:
+                _OPEN_FILES[key] = left
+            else:
+                _OPEN_FILES.pop(key, None)
 
     def _connect(self, target: str, uri: bool = False) -> None:
         self.conn = sqlite3.connect(
@@ -94,8 +141,16 @@ class Store:
         explicit_write = read_only is False
         exists = file.exists()
         if exists:
-            health.check_file(file)
-            cut = health.truncation(file)
+            with _FILES_LOCK:
+                key = _file_key(file)
+                cut = None
+                if key is None or not _OPEN_FILES.get(key):
+                    # No Store here has the file open: reading it raw drops no lock of ours.
+                    health.check_file(file)
+                    cut = health.truncation(file)
+                if key is not None:  # counted before connecting: no thread reads it raw from now
+                    _OPEN_FILES[key] = _OPEN_FILES.get(key, 0) + 1
+                    self._file_key = key
             if cut is not None:
                 self._open_truncated(file, cut, explicit_write)
                 return
@@ -292,6 +347,7 @@ class Store:
         the next open skips the check (:mod:`paperscope.store.health`).
         """
         self.conn.close()
+        self._release_file()
         if self._verified and self.path != ":memory:":
             health.record_verified(Path(self.path))
             self._verified = False
