@@ -78,7 +78,9 @@ def _abstracts() -> list[str]:
     if shared.is_dir():
         import csv
 
-        csv.field_size_limit(1 << 24)
+        csv.field_size_limit(
+            max(csv.field_size_limit(), 1 << 24)
+        )  # never lower the reader's limit (process-wide)
         for path in sorted(shared.glob("*.csv")):
             with path.open(encoding="utf-8-sig", newline="") as handle:
                 texts.extend(row["abstract"] for row in csv.DictReader(handle))

@@ -28,7 +28,9 @@ AREAS = (
 
 def iclr_rows(shared_data: Path, per_area: int) -> list[dict[str, str]]:
     """Return the first ``per_area`` papers of each of :data:`AREAS`, sorted by OpenReview id."""
-    csv.field_size_limit(1 << 24)
+    csv.field_size_limit(
+        max(csv.field_size_limit(), 1 << 24)
+    )  # never lower the reader's limit (process-wide)
     rows: list[dict[str, str]] = []
     for area in AREAS:
         path = shared_data / "iclr2026-primary-area" / f"primary_area__{area}.csv"
