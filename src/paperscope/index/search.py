@@ -426,6 +426,5 @@ def search_papers(
     # papers fell below the floor and a passing one ranked just after the cut.
     kept = above_relevance_floor(fuse_legs(legs, depth, mode, fusion), legs)
     kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
-    cut = RankedList(kept[:limit])
-    cut.below_floor, cut.below_floor_capped = kept.below_floor, kept.below_floor_capped
-    return cut
+    del kept[limit:]
+    return kept

@@ -641,8 +641,8 @@ def _ingest_file(
     column_map: dict[str, str] | None,
     lines: _LineProgress,
     workers: _Workers,
-    strict: bool = False,
-    report: FileReport | None = None,
+    strict: bool,
+    report: FileReport,
 ) -> FileReport:
     """Read one file into ``store``, committing each batch of ``_BATCH`` records on its own.
 
@@ -655,10 +655,9 @@ def _ingest_file(
     reports them as already present and stores the rest. With ``strict`` the caller holds one
     transaction for everything and no batch commits.
 
-    ``report``, when given, is the FileReport filled in (else a new one): after an InputError
-    its ``read`` still counts the records read before the failure.
+    ``report`` is the FileReport filled in: after an InputError its ``read`` still counts the
+    records read before the failure.
     """
-    report = report if report is not None else FileReport(path=str(path), format=fmt)
     if strict:
         return _ingest_file_batches(
             store, path, fmt, column_map, lines, workers, contextlib.nullcontext, report
@@ -705,7 +704,6 @@ def _ingest_file_batches(
         prints = dict(zip((p.paper_id for p, _ in results if p is not None), fps, strict=True))
         ready: list[Paper] = []
         for item in batch:
-            report.read += 1
             if isinstance(item, Skip):
                 report.skipped.append(item)
                 continue
@@ -744,9 +742,8 @@ def _ingest_file_batches(
             if pending is not None:
                 finish(*pending)
             pending = (batch, job)
-    except InputError:
-        report.read = seen  # every record read before the failure, stored or still in a batch
-        raise
+    finally:
+        report.read = seen  # every record read (before a failure: stored or still in a batch)
     if pending is not None:
         finish(*pending)
     with transaction():

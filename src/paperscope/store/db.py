@@ -115,10 +115,13 @@ class Store:
     def _hold_file(self, file: Path) -> None:
         """Count this Store among those of this process open on ``file`` (see ``_OPEN_FILES``)."""
         with _FILES_LOCK:
-            key = _file_key(file)
-            if key is not None:
-                _OPEN_FILES[key] = _OPEN_FILES.get(key, 0) + 1
-                self._file_key = key
+            self._count_open(_file_key(file))
+
+    def _count_open(self, key: tuple[int, int] | None) -> None:
+        """Count this Store as open on the file of ``key`` (call with ``_FILES_LOCK`` held)."""
+        if key is not None:
+            _OPEN_FILES[key] = _OPEN_FILES.get(key, 0) + 1
+            self._file_key = key
 
     def _release_file(self) -> None:
         """Stop counting this Store as open on its file (once; see ``_OPEN_FILES``)."""
@@ -148,9 +151,7 @@ class Store:
                     # No Store here has the file open: reading it raw drops no lock of ours.
                     health.check_file(file)
                     cut = health.truncation(file)
-                if key is not None:  # counted before connecting: no thread reads it raw from now
-                    _OPEN_FILES[key] = _OPEN_FILES.get(key, 0) + 1
-                    self._file_key = key
+                self._count_open(key)  # before connecting: no thread reads it raw from now
             if cut is not None:
                 self._open_truncated(file, cut, explicit_write)
                 return
