@@ -15,6 +15,12 @@ import click
 
 from .errors import InputError
 
+#: Seconds an idle keep-alive connection stays open (uvicorn's default is 5). Longer than an
+#: HTTP client's own idle limit (httpx: 5 s), so the client closes an idle connection first:
+#: with both at 5 s a request sent on a connection the server was closing at that moment failed
+#: ("server disconnected", about 1 in 1,000 requests of ``bench/serve_load.py``).
+KEEP_ALIVE_S = 65
+
 if TYPE_CHECKING:
     from .library import Library
 
@@ -123,12 +129,32 @@ def _serve_workers(
         " (the web app; JSON API under /api/); Ctrl-C stops",
         err=True,
     )
-    # The supervisor is a fresh interpreter running uvicorn's command line (exec: same process id,
-    # so Ctrl-C and a service manager's signals reach it). It imports no paperscope module, so
-    # it holds ~20 MB instead of this process's library, models and imports; the workers build
-    # their apps themselves (uvicorn spawns them).
+    # The supervisor is a fresh interpreter (exec: same process id, so Ctrl-C and a service
+    # manager's signals reach it). It imports no paperscope module but its own, so it holds
+    # ~20 MB instead of this process's library, models and imports; the workers build their
+    # apps themselves. On Linux each worker listens on its own SO_REUSEPORT socket, so the
+    # kernel spreads connections over them (paperscope.serve_workers); elsewhere uvicorn's
+    # --workers share one socket.
+    from .serve_workers import reuse_port_balances
+
     sys.stdout.flush()
     sys.stderr.flush()
+    if reuse_port_balances():
+        os.execv(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "paperscope.serve_workers",
+                f"--workers={workers}",
+                f"--host={host}",
+                f"--port={port}",
+                "--timeout-graceful-shutdown=5",
+                f"--timeout-keep-alive={KEEP_ALIVE_S}",
+                f"--timeout-keep-alive={KEEP_ALIVE_S}",
+                f"--max-request-line={MAX_REQUEST_LINE_BYTES}",
+            ],
+        )
     os.execv(
         sys.executable,
         [
@@ -202,6 +228,7 @@ def _serve(
             port=port,
             log_level="warning",
             timeout_graceful_shutdown=5,
+            timeout_keep_alive=KEEP_ALIVE_S,
             # A request line past h11's 16 KiB default got uvicorn's bare "Invalid HTTP request";
             # up to 4 MiB reaches the app, which cuts a long query with a notice and answers
             # a URL past MAX_URL_BYTES with a 414 in the JSON error shape.

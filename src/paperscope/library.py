@@ -189,9 +189,12 @@ class _LoadingEmbedder:
         self._library = library
         self._error: BaseException | None = None
         self._thread = None
-        from .index.embed import embedder_is_ready, join_at_exit
+        from .index.embed import embedder_is_ready, join_at_exit, query_embedder_loaded
 
-        if isinstance(library._embedder_choice, str) and embedder_is_ready(library._embedder_choice):
+        choice = library._embedder_choice
+        if isinstance(choice, str) and query_embedder_loaded(choice):
+            return  # loaded by an earlier search: no thread to start (a server's every search)
+        if isinstance(choice, str) and embedder_is_ready(choice):
             self._thread = threading.Thread(target=self._load, name="paperscope-embedder", daemon=True)
             self._thread.start()
             join_at_exit(self._thread)  # never exit inside native loading code

@@ -203,3 +203,37 @@ def test_query_vectors_are_cached_per_model_and_text() -> None:
     calls = Counting.calls
     query_vector(small, "graph pruning")  # pushed out of the LRU: embedded again
     assert Counting.calls == calls + 1
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10])
+def test_hybrid_search_equals_the_floor_applied_to_the_whole_fused_list(fake_library, icml_dir, limit):
+    """search_papers details only the hits it returns; they equal the full list's, floored and cut."""
+    from paperscope.index.fusion import DEFAULT_FUSION
+    from paperscope.index.search import above_relevance_floor, collect_legs, search_papers
+
+    fake_library.ingest([icml_dir])
+    lib = fake_library
+    queries = [
+        "diffusion models",
+        "graph neural networks for molecules",
+        "pruning",
+        "low-rank adaptation LoRA",
+    ]
+    compared = 0
+    for query in queries:
+        options = {
+            "mode": "hybrid",
+            "embedder": lib.query_embedder,
+            "dense_index": lib._query_dense_index,
+            "memory_bm25": lambda: lib.memory_bm25(build=False),
+        }
+        got = search_papers(lib.store, query, limit, **options)
+        depth = max(limit, DEFAULT_FUSION.candidates)
+        legs = collect_legs(lib.store, query, depth, **options)
+        whole = above_relevance_floor(fuse_legs(legs, depth, "hybrid", DEFAULT_FUSION), legs)
+        assert [(h.paper_id, h.rank, h.score, h.legs) for h in got] == [
+            (h.paper_id, h.rank, h.score, h.legs) for h in whole[:limit]
+        ]
+        assert got.below_floor == whole.below_floor
+        compared += len(got)
+    assert compared >= limit * 2

@@ -265,3 +265,48 @@ def test_the_real_model_embeds_queries_from_many_threads_at_once() -> None:
     with ThreadPoolExecutor(8) as workers:
         parallel = list(workers.map(lambda q: embedder.embed([q])[0], queries * 6))
     assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(serial, parallel, strict=True))
+
+
+def test_searches_run_at_most_search_slots_at_once_and_the_rest_wait(
+    lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six searches at once on a pool of four: two run, the others queue and then answer."""
+    from paperscope.web import pool as pool_module
+
+    assert pool_module.SEARCH_SLOTS == 2
+    active, most = [0], [0]
+    lock = threading.Lock()
+    original = Library.search
+
+    def search(self: Library, query: str, *args, **kwargs):
+        with lock:
+            active[0] += 1
+            most[0] = max(most[0], active[0])
+        try:
+            time.sleep(0.2)  # long enough for every request to arrive while the first ones run
+            return original(self, query, *args, **kwargs)
+        finally:
+            with lock:
+                active[0] -= 1
+
+    monkeypatch.setattr(Library, "search", search)
+    with TestClient(create_app(lib, pool_size=4)) as client, ThreadPoolExecutor(6) as senders:
+        answers = list(
+            senders.map(
+                lambda _: client.get("/api/search", params={"q": "pruning", "mode": "bm25"}), range(6)
+            )
+        )
+    assert [a.status_code for a in answers] == [200] * 6
+    assert all(a.json()["data"][0]["label"] for a in answers)
+    assert most[0] == 2
+
+
+def test_a_search_that_waits_past_the_timeout_for_a_slot_is_a_503(lib: Library) -> None:
+    app = create_app(lib)
+    app.state.pool.timeout_s = 0.1
+    with TestClient(app) as client, app.state.pool.searching(), app.state.pool.searching():
+        response = client.get("/api/search", params={"q": "pruning", "mode": "bm25"})
+        stats = client.get("/api/stats")  # not a search: it needs no slot
+    assert response.status_code == 503
+    assert response.json()["error"] == "the server is busy: searches stayed queued for 0.1 s; try again"
+    assert stats.status_code == 200

@@ -123,3 +123,121 @@ def test_workers_refuse_an_in_memory_library(tmp_path: Path):
     )
     assert run.returncode != 0 and "in-memory library cannot be shared" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def _workers_of(base: str, connections: int) -> list[str]:
+    """Open ``connections`` connections at once, then ask on each: the answering workers, in order."""
+    import http.client
+
+    parts = urllib.parse.urlsplit(base)
+    opened = [http.client.HTTPConnection(parts.hostname, parts.port, timeout=30) for _ in range(connections)]
+    try:
+        for conn in opened:
+            conn.connect()  # all connected before any request, as a browser's or a load test's
+        workers = []
+        for conn in opened:
+            conn.request("GET", "/api/stats")
+            reply = conn.getresponse()
+            reply.read()
+            workers.append(reply.headers[WORKER_HEADER])
+        return workers
+    finally:
+        for conn in opened:
+            conn.close()
+
+
+def test_connections_opened_together_are_spread_over_both_workers(server):
+    base, _, _ = server
+    workers = _workers_of(base, 20)
+    counts = {worker: workers.count(worker) for worker in set(workers)}
+    # Each worker listens on its own SO_REUSEPORT socket: the kernel hashes the 20 connections
+    # over both (one socket shared by both sent all 20 to the worker that woke first).
+    assert len(counts) == 2 and min(counts.values()) >= 2, counts
+
+
+def test_a_worker_that_dies_is_replaced(server):
+    base, _, proc = server
+    first = set(_workers_of(base, 20))
+    assert len(first) == 2
+    victim = int(sorted(first)[0])
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 90
+    now: set[str] = set()
+    while time.monotonic() < deadline:
+        try:
+            now = set(_workers_of(base, 20))
+        except OSError:
+            now = set()
+        if len(now) == 2 and str(victim) not in now:
+            break
+        time.sleep(0.3)
+    assert len(now) == 2 and str(victim) not in now, now
+    assert proc.poll() is None
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path, icml_dir: Path):
+    import socket
+
+    lib = Library(tmp_path / "lab.db")
+    lib.ingest(sorted(icml_dir.glob("*.txt"))[:1])
+    lib.close()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = subprocess.run(
+            [sys.executable, "-m", "paperscope", "--db", str(tmp_path / "lab.db"), "serve"]
+            + ["--workers", "2", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in run.stderr and "Traceback" not in run.stderr
+
+
+def _same_connection_after(base: str, idle_s: float) -> tuple[str, str]:
+    """Ask twice on one connection, ``idle_s`` apart; return the two answering workers."""
+    import http.client
+
+    parts = urllib.parse.urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        conn.request("GET", "/api/stats")
+        first = conn.getresponse()
+        first.read()
+        time.sleep(idle_s)
+        conn.request("GET", "/api/stats")  # on the same socket: http.client does not reconnect here
+        second = conn.getresponse()
+        second.read()
+        return first.headers[WORKER_HEADER], second.headers[WORKER_HEADER]
+    finally:
+        conn.close()
+
+
+def test_an_idle_keep_alive_connection_outlives_a_clients_own_idle_limit(server):
+    # httpx drops idle connections after 5 s; a server that also closed them at 5 s raced it.
+    base, _, _ = server
+    first, second = _same_connection_after(base, 6.0)
+    assert first == second
+
+
+def test_workers_that_cannot_build_their_app_stop_the_server_with_status_1(tmp_path: Path):
+    from paperscope.web.workers import ENV_SETTINGS
+
+    not_a_library = tmp_path / "notes.db"
+    not_a_library.write_text("these are my notes, not a paperscope library\n" * 50, encoding="utf-8")
+    env = {
+        **os.environ,
+        ENV_SETTINGS: json.dumps({"db": str(not_a_library), "token": None, "allowed_hosts": None}),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "paperscope.serve_workers", "--workers", "2", "--host", "127.0.0.1"]
+        + ["--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 1
+    assert "failed to start" in run.stderr and "stopping the server" in run.stderr

@@ -41,6 +41,7 @@ __all__ = [
     "normalise_rows",
     "embedder_languages",
     "embedder_is_ready",
+    "query_embedder_loaded",
     "embedder_model_id",
     "embedder_for_device",
     "DEVICES",
@@ -347,6 +348,11 @@ def embedder_is_ready(name: str) -> bool:
         _READY.add(name)
         return True
     return False
+
+
+def query_embedder_loaded(name: str) -> bool:
+    """Return True when :func:`get_query_embedder` has ``name``'s query embedder loaded already."""
+    return name in _QUERY_CACHE
 
 
 def prepare_embedder(name: str, progress: bool = False) -> None:

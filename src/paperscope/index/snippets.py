@@ -31,12 +31,24 @@ _STEMS: dict[str, str] = {}
 
 
 @functools.lru_cache(maxsize=_TEXT_CACHE)
-def _sentences(title: str, text: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]]:
-    """Return ``(sentences, each sentence's distinct words, every distinct word)`` of one paper."""
+def _sentences(
+    title: str, text: str
+) -> tuple[tuple[str, ...], tuple[frozenset[str], ...], dict[str, tuple[str, ...]]]:
+    """Return one paper's ``(sentences, each sentence's stems, stem -> its words)``.
+
+    The words of a stem are the distinct folded words of the title, then of the abstract, in
+    text order. Kept per paper (LRU): a hit's explanation is then a few set intersections
+    (~0.2 ms a hit before, stemming every word of the abstract again on each search).
+    """
     sentences = tuple(s.strip() for s in _SENTENCE_RE.split(text) if s.strip())
-    per_sentence = tuple(tuple(_words(s)) for s in sentences)
-    words = tuple(dict.fromkeys(_words(title) + [w for ws in per_sentence for w in ws]))
-    return sentences, per_sentence, words
+    per_sentence = [_words(s) for s in sentences]
+    words = list(dict.fromkeys(_words(title) + [w for ws in per_sentence for w in ws]))
+    stem_of = _stems(tuple(words))
+    by_stem: dict[str, list[str]] = {}
+    for w in words:
+        by_stem.setdefault(stem_of[w], []).append(w)
+    sentence_stems = tuple(frozenset(stem_of[w] for w in ws) for ws in per_sentence)
+    return sentences, sentence_stems, {stem: tuple(ws) for stem, ws in by_stem.items()}
 
 
 def _stems(words: tuple[str, ...]) -> dict[str, str]:
@@ -92,17 +104,12 @@ def explain_hit(
         matched stems (ties: the earlier one; none matched: the first sentence), cut at the last
         space before ``limit`` characters and ended with "…" when longer.
     """
-    sentences, per_sentence, words = _sentences(title or "", text)
-    stem_of = _stems(words)
+    sentences, sentence_stems, by_stem = _sentences(title or "", text)
     wanted = set(terms)
-    by_stem: dict[str, list[str]] = {}
-    for w in words:  # one pass over the words, not one per term
-        if stem_of[w] in wanted:
-            by_stem.setdefault(stem_of[w], []).append(w)
     matched = [w for t in terms for w in by_stem.get(t, ())]
     if not sentences:
         return matched, ""
-    scores = [len(wanted & {stem_of[w] for w in ws}) for ws in per_sentence]
+    scores = [len(stems & wanted) for stems in sentence_stems]
     best = sentences[scores.index(max(scores))]
     if len(best) > limit:
         best = best[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"

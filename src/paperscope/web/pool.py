@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from ..errors import PaperscopeError
 from ..library import Library
 
-__all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S"]
+__all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S", "SEARCH_SLOTS"]
 
 #: Libraries opened at most (lazily, one more each time all are busy). Requests beyond this wait
 #: for one to come back: on 2 cores, 4 instances keep a slow request (a topic fit, a hybrid search
@@ -37,6 +37,12 @@ __all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S"]
 DEFAULT_POOL_SIZE = int(os.environ.get("PAPERSCOPE_WEB_POOL", "4") or 4)
 #: Seconds a request waits for a free Library before it gets a 503.
 CHECKOUT_TIMEOUT_S = 30.0
+#: Searches (and related-paper lookups) that run at once in one server process. A search is
+#: CPU work, mostly under the GIL: four at once in one process answered 77 searches/s where one
+#: or two answered 94-96/s (21.5k papers, ``bench/serve_load.py --mix search=1``, 1 worker, same
+#: session), as threads beyond two only wait for the GIL and evict each other's caches. Two keep
+#: a search's native parts (SQLite, numpy, OpenVINO) overlapping another's Python.
+SEARCH_SLOTS = int(os.environ.get("PAPERSCOPE_WEB_SEARCHES", "2") or 2)
 
 
 class PoolBusy(PaperscopeError):
@@ -79,6 +85,7 @@ class LibraryPool:
         self._opened: list[Library] = []  # instances this pool opened (and closes)
         self._lock = threading.Lock()
         self._closed = False
+        self._searches = threading.BoundedSemaphore(max(1, SEARCH_SLOTS))
 
     def open_library(self) -> Library:
         """Open one more Library on the same file (the caller closes it).
@@ -120,6 +127,20 @@ class LibraryPool:
             yield library
         finally:
             self._idle.put(library)
+
+    @contextlib.contextmanager
+    def searching(self) -> Iterator[None]:
+        """Hold one of the process's ``SEARCH_SLOTS`` while a search runs (see there).
+
+        Raises:
+            PoolBusy: no slot became free within ``timeout_s``.
+        """
+        if not self._searches.acquire(timeout=self.timeout_s):
+            raise PoolBusy(f"the server is busy: searches stayed queued for {self.timeout_s:g} s; try again")
+        try:
+            yield
+        finally:
+            self._searches.release()
 
     def warm(self, query: str = "graph neural networks") -> int:
         """Open every instance and load its search indexes with one search each; return how many.

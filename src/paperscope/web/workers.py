@@ -42,6 +42,7 @@ def app_from_environment() -> FastAPI:
     from ..index import minilm, query_cache
     from ..library import Library
     from . import create_app
+    from .security import HttpMiddleware
 
     settings = json.loads(os.environ[ENV_SETTINGS])
     from threadpoolctl import threadpool_limits
@@ -61,12 +62,19 @@ def app_from_environment() -> FastAPI:
     )
     worker = str(os.getpid())
 
-    @app.middleware("http")
-    async def name_the_worker(request: Any, call_next: Any) -> Any:
+    header = (WORKER_HEADER.lower().encode("latin-1"), worker.encode("latin-1"))
+
+    class _NameTheWorker(HttpMiddleware):
         # Which process answered: for logs and for the test that ingests through one worker
         # and reads through another (a process id says nothing beyond this machine).
-        response = await call_next(request)
-        response.headers[WORKER_HEADER] = worker
-        return response
+        async def http(self, scope: Any, receive: Any, send: Any) -> None:
+            async def named(message: Any) -> None:
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", ()), header]
+                await send(message)
+
+            await self.inner(scope, receive, named)
+
+    app.add_middleware(_NameTheWorker)
 
     return app

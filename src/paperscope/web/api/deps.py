@@ -79,6 +79,17 @@ def library_of(request: Request) -> Iterator[Library]:
         yield library
 
 
+@contextlib.contextmanager
+def search_slot(request: Request) -> Iterator[None]:
+    """Run a search inside one of the server's search slots (:meth:`LibraryPool.searching`).
+
+    Raises:
+        PoolBusy: every slot stayed busy for the pool's timeout (a 503).
+    """
+    with request.app.state.pool.searching():
+        yield
+
+
 def ok(data: Any, notice: str | None = None) -> dict[str, Any]:
     """Return the success envelope ``{"ok": true, "data": ...}``, with ``"notice"`` when given."""
     body: dict[str, Any] = {"ok": True, "data": data}

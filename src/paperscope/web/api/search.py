@@ -37,6 +37,7 @@ from .deps import (
     one_of,
     optional,
     reject_unknown_query,
+    search_slot,
 )
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["search"])
@@ -183,7 +184,8 @@ def search(
             _check_search_input(lib, mode, filters)
             return ok([], "empty query: type some words to search for (or like=PAPER_ID)")
         ranked = min(offset + limit, MAX_LIMIT)
-        hits = _search(lib, q, ranked, mode, filters, like)  # past the last rank too: it checks the input
+        with search_slot(request):  # past the last rank too: it checks the input
+            hits = _search(lib, q, ranked, mode, filters, like)
         notices = [lib.search_notice] if lib.search_notice else []
         if offset + limit > MAX_LIMIT:
             notices.append(f"a search ranks its best {MAX_LIMIT:,} hits: this page stops there")
@@ -248,7 +250,8 @@ def facets(
     with library_of(request) as lib:
         notice = None
         if q.strip() or like.strip():
-            ids = [h.paper_id for h in _search(lib, q, FACET_POOL, mode, filters, like)]
+            with search_slot(request):
+                ids = [h.paper_id for h in _search(lib, q, FACET_POOL, mode, filters, like)]
             notice = lib.search_notice
         else:
             ids = _filtered_ids(lib, filters)
@@ -262,7 +265,7 @@ def related(request: Request, paper_id: PaperId, limit: Limit = 10) -> dict[str,
     ``terms`` of each hit lists the rarest words the two papers share. BM25 alone (with a
     ``notice``) while vectors are missing. Errors: 404 unknown paper, 400 bad ``limit``.
     """
-    with library_of(request) as lib:
+    with library_of(request) as lib, search_slot(request):
         hits = lib.related(paper_id, limit=limit)
         return ok([hit.to_dict() for hit in hits], lib.search_notice)
 

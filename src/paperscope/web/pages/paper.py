@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 from ...errors import PaperscopeError
 from ...links import paper_links as _paper_links
 from .. import present
-from ..api.deps import library_of
+from ..api.deps import library_of, search_slot
 from ..i18n import lang_of, translator
 from .common import html_errors, render, topics_of
 from .schedule import session_text
@@ -48,7 +48,8 @@ def paper_page(request: Request, paper_id: str) -> HTMLResponse:
         related: list[dict[str, Any]] | None
         related_error = None
         try:
-            hits = lib.related(paper.paper_id, limit=RELATED_LIMIT)
+            with search_slot(request):
+                hits = lib.related(paper.paper_id, limit=RELATED_LIMIT)
             related = [_related_view(lib, h) for h in hits]
         except PaperscopeError as exc:  # e.g. no embedding model: the page still shows the paper
             log.warning("related papers of %s unavailable: %s", paper.paper_id, exc)

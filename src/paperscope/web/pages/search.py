@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from ...errors import ModelUnavailable, NotFound
 from ...library import cut_query
 from ...store import facets as store_facets
-from ..api.deps import library_of
+from ..api.deps import library_of, search_slot
 from .common import BadParam, html_errors, param_bool, param_choice, param_int, param_str, render, topics_of
 
 __all__ = ["router", "FACET_POOL", "PAGE_SIZE", "SORTS", "read_filters"]
@@ -148,7 +148,8 @@ def search_page(request: Request) -> HTMLResponse:
 
                 def ranked(mode: str) -> list[Any]:
                     options = {"limit": min(pool, 1000), "mode": mode, "detail": shown, **filters}
-                    return lib.search_like(example, **options) if example else lib.search(q, **options)
+                    with search_slot(request):
+                        return lib.search_like(example, **options) if example else lib.search(q, **options)
 
                 try:
                     hits = ranked(mode)
