@@ -112,9 +112,15 @@ def _serve_workers(
     import os
     import sys
 
+    from .serve_workers import check_free, reuse_port_balances
     from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES
     from .web.workers import ENV_SETTINGS
 
+    if reuse_port_balances():
+        try:  # before the start line: a port in use never reads as served
+            check_free(host, port)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     db = str(lib.store.path)
     lib.close()  # each worker opens its own
     os.environ[ENV_SETTINGS] = json.dumps(
@@ -135,8 +141,6 @@ def _serve_workers(
     # apps themselves. On Linux each worker listens on its own SO_REUSEPORT socket, so the
     # kernel spreads connections over them (paperscope.serve_workers); elsewhere uvicorn's
     # --workers share one socket.
-    from .serve_workers import reuse_port_balances
-
     sys.stdout.flush()
     sys.stderr.flush()
     if reuse_port_balances():
@@ -150,7 +154,6 @@ def _serve_workers(
                 f"--host={host}",
                 f"--port={port}",
                 "--timeout-graceful-shutdown=5",
-                f"--timeout-keep-alive={KEEP_ALIVE_S}",
                 f"--timeout-keep-alive={KEEP_ALIVE_S}",
                 f"--max-request-line={MAX_REQUEST_LINE_BYTES}",
             ],
@@ -168,6 +171,7 @@ def _serve_workers(
             f"--port={port}",
             "--log-level=warning",
             "--timeout-graceful-shutdown=5",
+            f"--timeout-keep-alive={KEEP_ALIVE_S}",
             f"--h11-max-incomplete-event-size={MAX_REQUEST_LINE_BYTES}",
         ],
     )

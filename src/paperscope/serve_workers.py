@@ -10,7 +10,9 @@ Here each worker binds its own socket to the same address with ``SO_REUSEPORT`` 
 later), and the kernel spreads new connections over the workers' sockets by a hash of the
 client's address and port. Before it starts them the supervisor binds the address once without
 ``SO_REUSEPORT``, so a port that another program (or another ``serve``) holds is an error, not a
-silent share. A worker that exits after it was serving is started again; one that exits
+silent share; and it holds a lock file named by the port until it exits, so a second ``serve``
+started a moment later (before the first one's workers listen) is refused too. A worker whose
+supervisor is gone (killed with SIGKILL) stops within a second instead of keeping the port. A worker that exits after it was serving is started again; one that exits
 before it is serving (its app could not be built: the error is printed) stops the server with
 exit status 1. SIGINT and SIGTERM stop the workers
 (each finishes its requests within ``--timeout-graceful-shutdown`` seconds) and then the
@@ -31,7 +33,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["main", "reuse_port_balances", "APP"]
+__all__ = ["main", "reuse_port_balances", "check_free", "APP"]
 
 #: The app factory every worker calls (``uvicorn --factory``).
 APP = "paperscope.web.workers:app_from_environment"
@@ -58,11 +60,50 @@ def _listening_socket(host: str, port: int, backlog: int) -> socket.socket:
     return sock
 
 
-def _check_free(host: str, port: int) -> None:
-    """Raise OSError when ``host:port`` cannot be bound by a socket without ``SO_REUSEPORT``."""
+def check_free(host: str, port: int) -> None:
+    """Raise OSError when ``host:port`` cannot be bound by a socket without ``SO_REUSEPORT``.
+
+    Raises:
+        OSError: the address is in use (``errno.EADDRINUSE``) or cannot be bound here.
+    """
     with socket.socket(_family(host), socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind((host, port))
+
+
+def _hold(port: int) -> Any:
+    """Return an open file whose exclusive lock says this supervisor serves ``port``.
+
+    A second supervisor of the same port (started a moment later, before the first one's workers
+    listen) fails here. The lock goes with the process, even when it is killed.
+
+    Raises:
+        OSError: another ``serve`` holds the port (``errno.EADDRINUSE``).
+    """
+    import errno
+    import fcntl
+    import tempfile
+    from pathlib import Path
+
+    lock = (Path(tempfile.gettempdir()) / f"paperscope-serve-{port}.lock").open("a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise OSError(errno.EADDRINUSE, "Address already in use (by another paperscope serve)") from None
+    return lock
+
+
+def _exit_with_parent(server: Any) -> None:
+    """Ask ``server`` to stop once this process's parent (the supervisor) is gone."""
+    import os
+
+    parent = os.getppid()
+    while not server.should_exit:
+        if os.getppid() != parent:
+            server.should_exit = True
+            return
+        time.sleep(0.5)
 
 
 def _worker(options: dict[str, Any], serving: Any) -> None:
@@ -95,6 +136,7 @@ def _worker(options: dict[str, Any], serving: Any) -> None:
             serving.set()
 
     threading.Thread(target=report_serving, daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(server,), daemon=True).start()
     server.run(sockets=[sock])
 
 
@@ -168,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backlog", type=int, default=2048)
     args = parser.parse_args(argv)
     try:
-        _check_free(args.host, args.port)
+        guard = _hold(args.port)
+        check_free(args.host, args.port)
     except OSError as exc:
         print(
             f"paperscope serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
@@ -183,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         "max_line": args.max_request_line,
         "backlog": args.backlog,
     }
-    return _Supervisor(max(1, args.workers), options).run()
+    with guard:
+        return _Supervisor(max(1, args.workers), options).run()
 
 
 if __name__ == "__main__":

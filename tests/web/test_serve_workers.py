@@ -241,3 +241,90 @@ def test_workers_that_cannot_build_their_app_stop_the_server_with_status_1(tmp_p
     )
     assert run.returncode == 1
     assert "failed to start" in run.stderr and "stopping the server" in run.stderr
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def test_workers_stop_when_their_supervisor_is_killed(server):
+    base, _, proc = server
+    workers = {int(w) for w in _workers_of(base, 20)}
+    assert len(workers) == 2
+    proc.kill()  # SIGKILL: the supervisor cannot stop them itself
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    alive = set(workers)
+    while alive and time.monotonic() < deadline:
+        alive = {pid for pid in workers if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)}
+        time.sleep(0.2)
+    assert not alive, f"workers {alive} outlived their supervisor"
+    port = urllib.parse.urlsplit(base).port
+    assert not _listening(port)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
+    except (OSError, IndexError):
+        return "zombie"
+
+
+def test_two_servers_started_together_never_share_a_port(tmp_path: Path, icml_dir: Path):
+    lib = Library(tmp_path / "lab.db")
+    lib.ingest(sorted(icml_dir.glob("*.txt"))[:1])
+    lib.close()
+    port = free_port()
+    command = [sys.executable, "-m", "paperscope", "--db", str(tmp_path / "lab.db"), "serve"]
+    command += ["--workers", "2", "--port", str(port)]
+    procs = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 60
+        while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        refused = [p for p in procs if p.poll() is not None]
+        assert len(refused) == 1 and refused[0].returncode == 1
+        assert "cannot listen on" in refused[0].stderr.read()
+        time.sleep(2)
+        assert sum(p.poll() is None for p in procs) == 1  # the other one serves on
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                p.wait(timeout=20)
+            p.stderr.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("PAPERSCOPE_WEB_SEARCHES", "abc"), ("PAPERSCOPE_WEB_POOL", "0")]
+)
+def test_a_bad_server_setting_is_one_line_not_a_traceback(tmp_path: Path, icml_dir: Path, name, value):
+    lib = Library(tmp_path / "lab.db")
+    lib.ingest(sorted(icml_dir.glob("*.txt"))[:1])
+    lib.close()
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "paperscope",
+            "--db",
+            str(tmp_path / "lab.db"),
+            "serve",
+            "--port",
+            str(free_port()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, name: value},
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"{name} must be a whole number of 1 or more, got '{value}'" in run.stderr

@@ -25,7 +25,7 @@ import queue
 import threading
 from collections.abc import Iterator
 
-from ..errors import PaperscopeError
+from ..errors import InputError, PaperscopeError
 from ..library import Library
 
 __all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S", "SEARCH_SLOTS"]
@@ -34,7 +34,21 @@ __all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S",
 #: for one to come back: on 2 cores, 4 instances keep a slow request (a topic fit, a hybrid search
 #: loading the model) from blocking the quick ones, and each costs only a connection and caches
 #: that are memory-mapped from the same files.
-DEFAULT_POOL_SIZE = int(os.environ.get("PAPERSCOPE_WEB_POOL", "4") or 4)
+def _count_from_environment(name: str, default: int) -> int:
+    """Return the whole number >= 1 in ``$name`` (``default`` when unset or empty).
+
+    Raises:
+        InputError: the value is not a whole number of 1 or more.
+    """
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise InputError(f"{name} must be a whole number of 1 or more, got {text!r}")
+    return int(text)
+
+
+DEFAULT_POOL_SIZE = _count_from_environment("PAPERSCOPE_WEB_POOL", 4)
 #: Seconds a request waits for a free Library before it gets a 503.
 CHECKOUT_TIMEOUT_S = 30.0
 #: Searches (and related-paper lookups) that run at once in one server process. A search is
@@ -42,7 +56,7 @@ CHECKOUT_TIMEOUT_S = 30.0
 #: or two answered 94-96/s (21.5k papers, ``bench/serve_load.py --mix search=1``, 1 worker, same
 #: session), as threads beyond two only wait for the GIL and evict each other's caches. Two keep
 #: a search's native parts (SQLite, numpy, OpenVINO) overlapping another's Python.
-SEARCH_SLOTS = int(os.environ.get("PAPERSCOPE_WEB_SEARCHES", "2") or 2)
+SEARCH_SLOTS = _count_from_environment("PAPERSCOPE_WEB_SEARCHES", 2)
 
 
 class PoolBusy(PaperscopeError):
