@@ -30,6 +30,7 @@ from ..library import Library
 
 __all__ = ["LibraryPool", "PoolBusy", "DEFAULT_POOL_SIZE", "CHECKOUT_TIMEOUT_S", "SEARCH_SLOTS"]
 
+
 #: Libraries opened at most (lazily, one more each time all are busy). Requests beyond this wait
 #: for one to come back: on 2 cores, 4 instances keep a slow request (a topic fit, a hybrid search
 #: loading the model) from blocking the quick ones, and each costs only a connection and caches
