@@ -52,3 +52,20 @@ def test_without_sharing_nothing_is_written(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(query_cache, "_shared_vectors", None)
     search.query_vector(FakeEmbedder(), "a cli query")
     assert query_cache.shared() is None and not list(tmp_path.iterdir())
+
+
+def test_a_file_locked_while_a_worker_starts_costs_the_cache_not_the_worker(tmp_path: Path):
+    import sqlite3
+
+    path = tmp_path / "query_vectors.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another worker setting the file up at the same moment
+    try:
+        cache = query_cache.SharedQueryVectors(path)  # raised "database is locked" before
+        assert cache.get("m", "q") is None
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    later = query_cache.SharedQueryVectors(path)
+    later.put("m", "q", np.ones(3, dtype=np.float32))
+    assert later.get("m", "q").tolist() == [1.0, 1.0, 1.0]

@@ -9,6 +9,7 @@ SQLite lookup (about 0.05 ms) for every worker after. A CLI process does not use
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from pathlib import Path
@@ -37,18 +38,23 @@ class SharedQueryVectors:
         self.path = path
         self._local = threading.local()
         self._writes = 0
-        self._conn().execute(
-            "CREATE TABLE IF NOT EXISTS query_vectors (model TEXT, text TEXT, vector BLOB,"
-            " PRIMARY KEY (model, text))"
-        )
+        # Workers start together and each sets up the file: one that finds it locked for the
+        # whole busy timeout (CI, a loaded machine) goes on without it instead of failing to start.
+        with contextlib.suppress(sqlite3.Error):
+            self._conn()
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=1.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=OFF")
             self._local.conn = conn
+            conn.execute("PRAGMA synchronous=OFF")
+            with contextlib.suppress(sqlite3.OperationalError):  # another process is setting it up
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS query_vectors (model TEXT, text TEXT, vector BLOB,"
+                    " PRIMARY KEY (model, text))"
+                )
         return conn
 
     def get(self, model: str, text: str) -> np.ndarray | None:
