@@ -136,8 +136,8 @@ def _serve_workers(
         err=True,
     )
     # The supervisor is a fresh interpreter (exec: same process id, so Ctrl-C and a service
-    # manager's signals reach it). It imports no paperscope module but its own, so it holds
-    # ~20 MB instead of this process's library, models and imports; the workers build their
+    # manager's signals reach it). It imports no app, library or model code, so it holds
+    # ~15 MB instead of this process's library, models and imports; the workers build their
     # apps themselves. On Linux each worker listens on its own SO_REUSEPORT socket, so the
     # kernel spreads connections over them (paperscope.serve_workers); elsewhere uvicorn's
     # --workers share one socket.
