@@ -1078,7 +1078,7 @@ class Library:
         _check_limit(limit)
         paper = self.get(paper_id)
         self.search_notice = None
-        from .ingest.dedup import is_same_paper
+        from .ingest.dedup import SamePaper
 
         neighbours = related_papers(
             self.store,
@@ -1086,7 +1086,7 @@ class Library:
             paper,
             limit,
             self.memory_bm25(build=False),
-            is_same_paper=is_same_paper,
+            same_paper=SamePaper(paper),
         )
         rows = papers.hit_rows(self.store.conn, [other.paper_id for other, *_ in neighbours])
         return [
@@ -2003,7 +2003,11 @@ class Library:
         Args:
             paper_ids: only these papers (None: every assigned paper).
         """
-        names = {t.topic_id: t.name for t in self.topics()}
+        assigned = topic_store.load_assignments(self.store.conn, paper_ids)
+        names = topic_store.topic_names(
+            self.store.conn,
+            {a[key] for a in assigned.values() for key in ("topic_id", "subtopic_id") if a[key] is not None},
+        )
         return {
             pid: {
                 "topic_id": a["topic_id"],
@@ -2014,7 +2018,7 @@ class Library:
                 "x": a["x"],
                 "y": a["y"],
             }
-            for pid, a in topic_store.load_assignments(self.store.conn, paper_ids).items()
+            for pid, a in assigned.items()
         }
 
     def topic_members(self, topic_id: int) -> set[str]:

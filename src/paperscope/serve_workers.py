@@ -51,8 +51,14 @@ def _family(host: str) -> socket.AddressFamily:
 
 
 def _listening_socket(host: str, port: int, backlog: int) -> socket.socket:
-    """Return a socket bound to ``host:port`` with ``SO_REUSEPORT`` and listening."""
-    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+    """Return a socket bound to ``host:port`` with ``SO_REUSEPORT`` and listening.
+
+    Made with ``proto=IPPROTO_TCP``: asyncio sets ``TCP_NODELAY`` only on accepted sockets whose
+    ``proto`` says TCP, and an accepted socket takes the listening one's. With ``proto`` 0 every
+    response written in two parts (headers, then body) waited for the client's delayed ACK on
+    a kept-alive connection: a 1 ms ``/api/papers/ID`` took 40-50 ms.
+    """
+    sock = socket.socket(_family(host), socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))

@@ -126,6 +126,22 @@ def load_topics(conn: sqlite3.Connection) -> list[Topic]:
     ]
 
 
+def topic_names(conn: sqlite3.Connection, topic_ids: Iterable[int]) -> dict[int, str]:
+    """Return ``topic_id → name`` of the given topics (those stored; one query).
+
+    A page that names the topics of its ten papers needs these, not every topic's keywords and
+    members (:func:`load_topics` took 1.5 ms of a 10 ms paper page at 21k papers).
+    """
+    ids = sorted({int(t) for t in topic_ids})
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT topic_id, name FROM topics WHERE topic_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    )
+    return {int(r[0]): r[1] for r in rows}
+
+
 def load_assignments(
     conn: sqlite3.Connection, paper_ids: Iterable[str] | None = None
 ) -> dict[str, dict[str, Any]]:
