@@ -519,6 +519,7 @@ def test_every_answer_matches_the_openapi_schema(client: TestClient) -> None:
         ("get", "/api/papers/{paper_id}", f"/api/papers/{apm}", 200),
         ("get", "/api/papers/{paper_id}", "/api/papers/abcdef123456", 404),
         ("get", "/api/stats", "/api/stats", 200),
+        ("get", "/api/ready", "/api/ready", 200),
         ("put", "/api/papers/{paper_id}/star", f"/api/papers/{apm}/star", 200),
         ("delete", "/api/papers/{paper_id}/tags/{tag}", f"/api/papers/{apm}/tags/none", 200),
         ("get", "/api/marks", "/api/marks", 200),

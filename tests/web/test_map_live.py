@@ -342,5 +342,7 @@ def test_a_served_app_warms_the_map_as_it_starts(fitted: Library):
         while getattr(app.state, "map_cache", None) is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert app.state.map_cache.body
+        assert app.state.ready.wait(30)
+        assert app.state.map_cache.gzipped  # a browser asks for gzip: compressed before it asks
         assert client.get("/api/map").headers["etag"] == app.state.map_cache.etag
     assert getattr(create_app(fitted).state, "map_cache", None) is None  # off unless asked for

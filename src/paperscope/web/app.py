@@ -41,6 +41,7 @@ import contextlib
 import html
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -59,6 +60,7 @@ from ..library import Library
 from .api import enrich, export, ingest, marks, papers, schedule, search, topics
 from .jobs import MAX_UPLOAD_BYTES, IngestJobs, uploads_dir_for
 from .pages import router as pages_router
+from .pages.common import warm_templates
 from .pool import DEFAULT_POOL_SIZE, LibraryPool
 from .security import BodyTooLarge, install_body_limit, install_security
 
@@ -116,8 +118,9 @@ def create_app(
         uploads_dir: where uploads are stored; default ``NAME.uploads`` beside ``NAME.db``.
         warm_map: on a thread as the server starts (``paperscope serve`` does), open the pool's
             instances with their search indexes (:meth:`LibraryPool.warm`) and build the map's
-            payload (4.4 s at 21,490 papers): both would otherwise land on the first requests
-            and stall the ones around them.
+            payload (4.4 s at 21,490 papers), gzip it and compile the page templates: all would
+            otherwise land on the first requests and stall the ones around them. ``GET
+            /api/ready`` answers 503 until this is done (at once without ``warm_map``).
         shared_jobs: this app is one of several worker processes on the library
             (``serve --workers N``): ingest jobs go through the uploads folder's job board, so
             every worker sees them and they run one at a time across the workers.
@@ -127,19 +130,30 @@ def create_app(
         pool, Path(uploads_dir) if uploads_dir else uploads_dir_for(pool.db_path), shared=shared_jobs
     )
 
+    ready = threading.Event()  # GET /api/ready: 200 once set
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         warming = None
         if warm_map:
 
             def warm() -> None:
-                with contextlib.suppress(Exception):  # a failed warm-up leaves the first request to it
-                    pool.warm()
-                with contextlib.suppress(Exception):
-                    topics.warm_map_cache(app)
+                began = time.perf_counter()
+                try:
+                    with contextlib.suppress(Exception):  # a failed warm-up leaves the first request to it
+                        pool.warm()
+                    with contextlib.suppress(Exception):
+                        topics.warm_map_cache(app)
+                    with contextlib.suppress(Exception):
+                        warm_templates()
+                finally:
+                    app.state.warm_s = time.perf_counter() - began
+                    ready.set()
 
             warming = threading.Thread(target=warm, name="paperscope-warm-map", daemon=True)
             warming.start()
+        else:
+            ready.set()
         try:
             yield
         finally:
@@ -158,6 +172,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.library = library
+    app.state.ready = ready
+    app.state.warm_s = None
     app.state.pool = pool
     app.state.jobs = jobs
     app.state.max_upload_bytes = max_upload_bytes

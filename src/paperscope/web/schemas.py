@@ -25,6 +25,7 @@ __all__ = [
     "MarksModel",
     "PaperModel",
     "PaperWithMarks",
+    "ReadyModel",
     "StatsModel",
     "BrowseModel",
     "FacetValue",
@@ -183,6 +184,15 @@ class ByVenue(BaseModel):
     venue: str | None
     year: int | None
     papers: int
+
+
+class ReadyModel(BaseModel):
+    """A worker that has warmed up (``GET /api/ready``)."""
+
+    ready: bool = Field(description="Always true: a worker still warming up answers 503.")
+    warm_s: float | None = Field(
+        description="Seconds the warm-up took (None: the app was built without one, e.g. in tests)."
+    )
 
 
 class StatsModel(BaseModel):

@@ -1,4 +1,4 @@
-"""GET /api/papers/{paper_id} (one paper, its card and marks) and GET /api/stats (library counts)."""
+"""GET /api/papers/{paper_id} (one paper, its card and marks), GET /api/stats (library counts), GET /api/ready."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from .. import present
-from ..schemas import ERROR_RESPONSES, Envelope, PaperWithMarks, StatsModel
-from .deps import PaperId, library_of, ok, reject_unknown_query
+from ..schemas import ERROR_RESPONSES, Envelope, PaperWithMarks, ReadyModel, StatsModel
+from .deps import PaperId, ServerBusy, library_of, ok, reject_unknown_query
 
 router = APIRouter(dependencies=[Depends(reject_unknown_query)], responses=ERROR_RESPONSES, tags=["papers"])
 
@@ -36,3 +36,21 @@ def stats(request: Request) -> dict[str, Any]:
     with library_of(request) as lib:
         data = lib.stats()
         return ok({**data, "db": PurePath(str(data["db"])).name})
+
+
+@router.get("/ready", response_model=Envelope[ReadyModel])
+def ready(request: Request) -> dict[str, Any]:
+    """Return 200 once this worker process has warmed up, else 503 (a readiness probe).
+
+    ``serve`` warms each worker on a thread as it starts: it loads the search indexes, builds
+    and gzips the map payload and compiles the page templates (seconds at 20k papers). The
+    worker answers every route meanwhile, only more slowly. A load balancer, a script or a
+    benchmark asks here (a new connection reaches any worker; ``X-Paperscope-Worker`` names
+    the one that answered) before it sends traffic. ``warm_s`` is how long the warm-up took.
+    """
+    if not request.app.state.ready.is_set():
+        raise ServerBusy(
+            "this worker is still warming up (search indexes, map, pages); try again in a moment"
+        )
+    warm_s = request.app.state.warm_s
+    return ok({"ready": True, "warm_s": None if warm_s is None else round(warm_s, 3)})

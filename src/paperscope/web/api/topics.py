@@ -219,10 +219,19 @@ def warm_map_cache(app: Any) -> bool:
     around the first map open.
     """
     try:
-        _map_cache(SimpleNamespace(app=app))  # type: ignore[arg-type]  # library_of needs .app only
+        cached = _map_cache(SimpleNamespace(app=app))  # type: ignore[arg-type]  # library_of needs .app only
     except NotFound:
         return False
+    _gzipped(cached)  # ~300 ms for 21k papers: a browser asks for gzip
     return True
+
+
+def _gzipped(cached: _MapCache) -> bytes:
+    """Return the cached payload gzipped, compressing it once (level 5: 15 MB → 3.7 MB in ~0.3 s)."""
+    with _CACHE_LOCK:
+        if cached.gzipped is None:
+            cached.gzipped = gzip.compress(cached.body, compresslevel=5, mtime=0)
+        return cached.gzipped
 
 
 @router.get(
@@ -243,11 +252,8 @@ def map_data(request: Request) -> Response:
     if cached.etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers=headers)
     if "gzip" in request.headers.get("accept-encoding", ""):
-        with _CACHE_LOCK:
-            if cached.gzipped is None:
-                cached.gzipped = gzip.compress(cached.body, compresslevel=5, mtime=0)
         return Response(
-            cached.gzipped, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"}
+            _gzipped(cached), media_type="application/json", headers={**headers, "Content-Encoding": "gzip"}
         )
     return Response(cached.body, media_type="application/json", headers=headers)
 
