@@ -237,3 +237,44 @@ def test_hybrid_search_equals_the_floor_applied_to_the_whole_fused_list(fake_lib
         assert got.below_floor == whole.below_floor
         compared += len(got)
     assert compared >= limit * 2
+
+
+def test_a_longer_hybrid_list_starts_with_the_shorter_one(fake_library, icml_dir):
+    """The web page's pool (200 hits) and the command line's 10 agree on the first 10.
+
+    ``fusion.candidates`` is made small (8) so that a list of 25 or 60 collects deeper legs than
+    a list of 3 or 8 on this small library: the deeper BM25 floor once reordered the head.
+    """
+    from dataclasses import replace
+
+    from paperscope.index.fusion import DEFAULT_FUSION
+    from paperscope.index.search import search_papers
+
+    fake_library.ingest([icml_dir])
+    lib = fake_library
+    fusion = replace(DEFAULT_FUSION, candidates=8)
+    options = {
+        "mode": "hybrid",
+        "embedder": lib.query_embedder,
+        "dense_index": lib._query_dense_index,
+        "memory_bm25": lambda: lib.memory_bm25(build=False),
+        "fusion": fusion,
+    }
+    queries = [
+        "diffusion models",
+        "graph neural networks for molecules",
+        "pruning",
+        "language model reasoning",
+    ]
+    deeper = 0
+    for query in queries:
+        lists = {limit: search_papers(lib.store, query, limit, **options) for limit in (3, 8, 25, 60)}
+        for short, long in ((3, 8), (3, 60), (8, 25), (8, 60)):  # up to `candidates` ranks agree
+            head = lists[long][: len(lists[short])]
+            assert [(h.paper_id, h.score, h.legs) for h in head] == [
+                (h.paper_id, h.score, h.legs) for h in lists[short]
+            ], (query, short, long)
+        scores = [h.score for h in lists[60]]
+        assert scores == sorted(scores, reverse=True)
+        deeper += len(lists[60]) > len(lists[8])
+    assert deeper >= 2  # the deeper section was ranked for most queries

@@ -9,6 +9,7 @@ English (:mod:`paperscope.index.crosslingual`) for both legs when the embedder i
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -177,6 +178,8 @@ class Legs:
             fusion weights (:meth:`paperscope.index.fusion.Fusion.weights_for`).
         best_bm25: the best BM25 score of the query in the whole library, filters or not (0.0
             when no paper matches): the reference of the relevance floor.
+        dense_listed: how many of the dense list's papers the index returned as its nearest;
+            the BM25 candidates given their exact cosine follow them (:func:`with_exact_cosines`).
     """
 
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
@@ -184,6 +187,7 @@ class Legs:
     glossed: bool = False
     n_terms: int = 0
     best_bm25: float = 0.0
+    dense_listed: int = 0
 
 
 def _best_anywhere(
@@ -279,6 +283,7 @@ def collect_legs(
         index = dense_index()
         vector = query_vector(embedder, dense_text)
         dense = index.search(vector, depth, allowed, bonus)
+        legs.dense_listed = len(dense)
         if mode == "hybrid":
             dense = with_exact_cosines(index, vector, dense, legs.lists["bm25"], bonus)
             if legs.best_bm25 <= 0.0:
@@ -336,14 +341,21 @@ def _positions(legs: Legs) -> dict[str, dict[str, tuple[int, float]]]:
 
 
 def _ranked_papers(
-    order: list[tuple[str, float]], positions: dict[str, dict[str, tuple[int, float]]]
+    order: list[tuple[str, float]],
+    positions: dict[str, dict[str, tuple[int, float]]],
+    positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] | None = None,
 ) -> list[RankedPaper]:
-    """Return ``order`` as RankedPapers ranked from 1, each with its rank and score in every leg."""
+    """Return ``order`` as RankedPapers ranked from 1, each with its rank and score in every leg.
+
+    ``positions`` is :func:`_positions` of the legs; ``positions_of`` may give a paper the
+    positions its rank came from instead (:func:`search_papers`: the head's legs).
+    """
     out = []
     for rank, (paper_id, score) in enumerate(order, start=1):
+        legs_of = positions if positions_of is None else positions_of.get(paper_id, positions)
         detail = {
             leg: {"rank": pos[paper_id][0], "score": pos[paper_id][1]}
-            for leg, pos in positions.items()
+            for leg, pos in legs_of.items()
             if paper_id in pos
         }
         out.append(RankedPaper(paper_id=paper_id, score=float(score), rank=rank, legs=detail))
@@ -364,6 +376,27 @@ def _floor_test(legs: Legs) -> Callable[[float, float], bool] | None:
         return 0.0 < bm25 >= lexical_floor or cosine >= RELEVANCE_FLOOR_COSINE
 
     return passes
+
+
+def _head_legs(legs: Legs, depth: int) -> Legs:
+    """Return the hybrid legs a search to ``depth`` collects, cut from ``legs`` collected deeper.
+
+    The BM25 list is the first ``depth`` of the deeper one, its floor the score at ``depth``;
+    the dense list is the index's first ``depth`` plus the exact cosines of those BM25
+    candidates, all in the deeper list already (BM25 candidates outside the index's list rank
+    below every paper in it, so the index's first ``depth`` lead the deeper list).
+    """
+    bm25 = legs.lists.get("bm25", [])
+    head = Legs(glossed=legs.glossed, n_terms=legs.n_terms, best_bm25=legs.best_bm25)
+    if "bm25" in legs.lists:
+        head.lists["bm25"] = bm25[:depth]
+        head.floors["bm25"] = bm25[depth - 1][1] if len(bm25) >= depth else 0.0
+    if "dense" in legs.lists:
+        dense = legs.lists["dense"]
+        wanted = {pid for pid, _ in dense[: min(depth, legs.dense_listed)]} | {pid for pid, _ in bm25[:depth]}
+        head.lists["dense"] = [(pid, score) for pid, score in dense if pid in wanted]
+        head.dense_listed = min(depth, legs.dense_listed)
+    return head
 
 
 def _below_floor(legs: Legs, shown: set[str]) -> int:
@@ -457,17 +490,30 @@ def search_papers(
     # cut: a list cut to ``limit`` before the floor came back shorter than asked when one of its
     # papers fell below the floor and a passing one ranked just after the cut.
     # Only the kept papers up to ``limit`` are made RankedPapers (a server answers 10 of ~200).
-    order = _fused_order(legs, depth, mode, fusion)
-    positions = _positions(legs)
-    passes = _floor_test(legs)
-    if passes is not None:
+    # A longer list starts with the shorter one: the first ``fusion.candidates`` papers are ranked
+    # (scored, floored, explained) exactly as a search for that many ranks them, from the legs
+    # such a search collects; the deeper candidates follow, fused from the deeper legs. Before,
+    # the web page's 200-hit pool and the command line's 10 disagreed on 93 of 300 ICLR queries'
+    # first 10: a BM25 list cut deeper gave papers outside it a lower floor.
+    sections = [(legs, depth)]
+    if depth > fusion.candidates:
+        sections.insert(0, (_head_legs(legs, fusion.candidates), fusion.candidates))
+    passes = _floor_test(legs)  # the same for every depth: it reads best_bm25 and the terms
+    order: list[tuple[str, float]] = []
+    positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] = {}
+    seen: set[str] = set()
+    for section_legs, section_depth in sections:
+        positions = _positions(section_legs)
         bm25, dense = positions.get("bm25", {}), positions.get("dense", {})
-        order = [
-            (pid, score)
-            for pid, score in order
-            if passes(bm25.get(pid, (0, 0.0))[1], dense.get(pid, (0, -1.0))[1])
-        ]
-    kept = RankedList(_ranked_papers(order[:limit], positions))
+        ceiling = order[-1][1] if order else math.inf
+        for pid, score in _fused_order(section_legs, section_depth, mode, fusion):
+            if pid in seen:
+                continue
+            seen.add(pid)
+            if passes is None or passes(bm25.get(pid, (0, 0.0))[1], dense.get(pid, (0, -1.0))[1]):
+                order.append((pid, min(score, ceiling)))  # scores never rise down the list
+                positions_of[pid] = positions
+    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), positions_of))
     if passes is not None:
         kept.below_floor = _below_floor(legs, {pid for pid, _ in order})
     kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
