@@ -105,6 +105,23 @@ def register(
         _serve(ctx, lib, host, port, get_path, token, loopback)
 
 
+def _check_port(host: str, port: int) -> None:
+    """Stop with one line when ``host:port`` cannot be listened on (before the start line).
+
+    With one process uvicorn found a port in use only after the start line, then printed its own
+    error and exited with status 3; with several, the workers' sockets share a port by design.
+
+    Raises:
+        click.ClickException: the port is in use or cannot be bound here (status 1).
+    """
+    from .serve_workers import check_free
+
+    try:
+        check_free(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def _serve_workers(
     lib: Library, host: str, port: int, token: str | None, loopback: bool, workers: int
 ) -> None:
@@ -112,15 +129,11 @@ def _serve_workers(
     import os
     import sys
 
-    from .serve_workers import check_free, reuse_port_balances
+    from .serve_workers import reuse_port_balances
     from .web.security import LOOPBACK_HOSTS, MAX_REQUEST_LINE_BYTES
     from .web.workers import ENV_SETTINGS
 
-    if reuse_port_balances():
-        try:  # before the start line: a port in use never reads as served
-            check_free(host, port)
-        except OSError as exc:
-            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    _check_port(host, port)
     db = str(lib.store.path)
     lib.close()  # each worker opens its own
     os.environ[ENV_SETTINGS] = json.dumps(
@@ -212,6 +225,7 @@ def _serve(
         return
     import uvicorn
 
+    _check_port(host, port)
     base = _base(host, port)
     click.echo(
         f"paperscope serving {lib.store.path} at {base}/ (the web app;"

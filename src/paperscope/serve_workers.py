@@ -143,7 +143,12 @@ def _worker(options: dict[str, Any], serving: Any) -> None:
 
     threading.Thread(target=report_serving, daemon=True).start()
     threading.Thread(target=_exit_with_parent, args=(server,), daemon=True).start()
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # Ctrl-C in a terminal signals the whole process group: uvicorn has shut this worker
+        # down gracefully and raises the signal again; the supervisor reports the stop.
+        pass
 
 
 class _Supervisor:

@@ -175,7 +175,8 @@ def test_a_worker_that_dies_is_replaced(server):
     assert proc.poll() is None
 
 
-def test_a_port_in_use_is_a_clear_error(tmp_path: Path, icml_dir: Path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path, icml_dir: Path, workers: str):
     import socket
 
     lib = Library(tmp_path / "lab.db")
@@ -187,13 +188,49 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path, icml_dir: Path):
         port = taken.getsockname()[1]
         run = subprocess.run(
             [sys.executable, "-m", "paperscope", "--db", str(tmp_path / "lab.db"), "serve"]
-            + ["--workers", "2", "--port", str(port)],
+            + ["--workers", workers, "--port", str(port)],
             capture_output=True,
             text=True,
             timeout=60,
         )
-    assert run.returncode == 1
+    assert run.returncode == 1, run.stderr  # one worker was uvicorn's status 3, after the start line
     assert f"cannot listen on 127.0.0.1:{port}" in run.stderr and "Traceback" not in run.stderr
+    assert "paperscope serving" not in run.stderr
+
+
+def test_ctrl_c_in_a_terminal_stops_every_process_without_a_traceback(tmp_path: Path, icml_dir: Path):
+    """Ctrl-C signals the whole foreground process group: the supervisor and each worker."""
+    lib = Library(tmp_path / "lab.db")
+    lib.ingest(sorted(icml_dir.glob("*.txt"))[:1])
+    lib.close()
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paperscope", "--db", str(tmp_path / "lab.db"), "serve"]
+            + ["--workers", "2", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            workers = set()
+            deadline = time.monotonic() + 60
+            while len(workers) < 2 and time.monotonic() < deadline:
+                try:
+                    workers.add(_get(base, "/api/stats")[0])
+                except OSError:
+                    time.sleep(0.2)
+            assert len(workers) == 2, log_path.read_text()
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    text = log_path.read_text()
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    assert not _listening(port)
 
 
 def _same_connection_after(base: str, idle_s: float) -> tuple[str, str]:
