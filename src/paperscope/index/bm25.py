@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from ..analyzer import index_row, query_tokens, stem_tokens
 from ..store.lexical import EXACT_WEIGHT
 from ..text import clean_text, has_cjk, segment, tokenize
+from .topk import top_k
 
 __all__ = [
     "STOP_WORDS",
@@ -284,9 +285,7 @@ class MemoryBM25:
         candidates = np.flatnonzero(matched)
         if candidates.size == 0:
             return []
-        k = min(limit, candidates.size)
-        top = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-        top = top[np.lexsort((top, -scores[top]))]
+        top = candidates[top_k(scores[candidates], limit, tie=candidates)]
         ids_of = self.paper_ids
         return [(ids_of[r], s) for r, s in zip(top.tolist(), scores[top].tolist(), strict=True)]
 

@@ -26,6 +26,7 @@ from ..progress import progress as track_progress
 from ..store import Store
 from ..store import vectors as stored
 from .embed import Embedder, is_mostly_non_latin
+from .topk import top_k
 from .vector_saver import VectorSaver, takes_on_done
 
 __all__ = [
@@ -358,9 +359,7 @@ class DenseIndex:
             scores = self.matrix[rows] @ query
         if titleless_bonus and self.titleless is not None:
             scores = scores + np.float32(titleless_bonus) * self.titleless[rows]
-        k = min(k, rows.size)
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((rows[top], -scores[top]))]
+        top = top_k(scores, k, tie=rows)
         ids = self.paper_ids
         # .tolist() converts in one call; per-element numpy scalars cost ~1 us each.
         return [(ids[r], s) for r, s in zip(rows[top].tolist(), scores[top].tolist(), strict=True)]

@@ -178,8 +178,9 @@ class Legs:
             fusion weights (:meth:`paperscope.index.fusion.Fusion.weights_for`).
         best_bm25: the best BM25 score of the query in the whole library, filters or not (0.0
             when no paper matches): the reference of the relevance floor.
-        dense_listed: how many of the dense list's papers the index returned as its nearest;
-            the BM25 candidates given their exact cosine follow them (:func:`with_exact_cosines`).
+        dense_nearest: the papers the index returned as nearest, best first (the dense list
+            adds the BM25 candidates outside them, with their exact cosine:
+            :func:`with_exact_cosines`).
     """
 
     lists: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
@@ -187,7 +188,7 @@ class Legs:
     glossed: bool = False
     n_terms: int = 0
     best_bm25: float = 0.0
-    dense_listed: int = 0
+    dense_nearest: list[str] = field(default_factory=list)
 
 
 def _best_anywhere(
@@ -283,7 +284,7 @@ def collect_legs(
         index = dense_index()
         vector = query_vector(embedder, dense_text)
         dense = index.search(vector, depth, allowed, bonus)
-        legs.dense_listed = len(dense)
+        legs.dense_nearest = [pid for pid, _ in dense]
         if mode == "hybrid":
             dense = with_exact_cosines(index, vector, dense, legs.lists["bm25"], bonus)
             if legs.best_bm25 <= 0.0:
@@ -382,9 +383,9 @@ def _head_legs(legs: Legs, depth: int) -> Legs:
     """Return the hybrid legs a search to ``depth`` collects, cut from ``legs`` collected deeper.
 
     The BM25 list is the first ``depth`` of the deeper one, its floor the score at ``depth``;
-    the dense list is the index's first ``depth`` plus the exact cosines of those BM25
-    candidates, all in the deeper list already (BM25 candidates outside the index's list rank
-    below every paper in it, so the index's first ``depth`` lead the deeper list).
+    the dense list is the index's first ``depth`` nearest plus the exact cosines of those BM25
+    candidates, all in the deeper list already. Both legs' top ``k`` are the first ``k`` of
+    their top ``2k`` (:func:`paperscope.index.topk.top_k` breaks ties by row).
     """
     bm25 = legs.lists.get("bm25", [])
     head = Legs(glossed=legs.glossed, n_terms=legs.n_terms, best_bm25=legs.best_bm25)
@@ -393,9 +394,9 @@ def _head_legs(legs: Legs, depth: int) -> Legs:
         head.floors["bm25"] = bm25[depth - 1][1] if len(bm25) >= depth else 0.0
     if "dense" in legs.lists:
         dense = legs.lists["dense"]
-        wanted = {pid for pid, _ in dense[: min(depth, legs.dense_listed)]} | {pid for pid, _ in bm25[:depth]}
+        head.dense_nearest = legs.dense_nearest[:depth]
+        wanted = set(head.dense_nearest) | {pid for pid, _ in bm25[:depth]}
         head.lists["dense"] = [(pid, score) for pid, score in dense if pid in wanted]
-        head.dense_listed = min(depth, legs.dense_listed)
     return head
 
 
@@ -469,52 +470,94 @@ def search_papers(
     Raises:
         InputError: ``mode`` is unknown, or a dense mode is asked without an embedder.
     """
-    depth = max(limit, fusion.candidates) if mode == "hybrid" else limit
-    legs = collect_legs(
-        store,
-        query,
-        depth,
-        mode,
-        allowed,
-        embedder,
-        dense_index,
-        memory_bm25,
-        correct_titleless,
-        dense_text,
-        excluded,
-    )
+
+    def legs_to(depth: int) -> Legs:
+        return collect_legs(
+            store,
+            query,
+            depth,
+            mode,
+            allowed,
+            embedder,
+            dense_index,
+            memory_bm25,
+            correct_titleless,
+            dense_text,
+            excluded,
+        )
+
     if mode != "hybrid":
-        return RankedList(fuse_legs(legs, limit, mode, fusion))
+        return RankedList(fuse_legs(legs_to(limit), limit, mode, fusion))
     # In hybrid mode the hits below the relevance floor are dropped, so their number counts
     # papers that match (:func:`above_relevance_floor`). Fused to the legs' depth first, then
     # cut: a list cut to ``limit`` before the floor came back shorter than asked when one of its
     # papers fell below the floor and a passing one ranked just after the cut.
     # Only the kept papers up to ``limit`` are made RankedPapers (a server answers 10 of ~200).
-    # A longer list starts with the shorter one: the first ``fusion.candidates`` papers are ranked
-    # (scored, floored, explained) exactly as a search for that many ranks them, from the legs
-    # such a search collects; the deeper candidates follow, fused from the deeper legs. Before,
-    # the web page's 200-hit pool and the command line's 10 disagreed on 93 of 300 ICLR queries'
-    # first 10: a BM25 list cut deeper gave papers outside it a lower floor.
-    sections = [(legs, depth)]
-    if depth > fusion.candidates:
-        sections.insert(0, (_head_legs(legs, fusion.candidates), fusion.candidates))
+    # One ordering serves every limit and offset (see :func:`_sectioned`): the legs are collected
+    # to the section depth that holds ``limit`` hits, deeper while each new section adds a hit.
+    depth = fusion.candidates
+    while depth < limit:
+        depth *= 2
+    while True:
+        legs = legs_to(depth)
+        order, positions_of, ended = _sectioned(legs, depth, fusion, limit)
+        if ended or len(order) >= limit or depth >= MAX_HYBRID_DEPTH:
+            break
+        depth *= 2
+    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), positions_of))
+    if _floor_test(legs) is not None:
+        kept.below_floor = _below_floor(legs, {pid for pid, _ in order})
+    kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
+    return kept
+
+
+#: The deepest legs a hybrid list is collected to (32 sections' worth of the default 100
+#: candidates): a list that still lacks hits there ends.
+MAX_HYBRID_DEPTH = 3200
+
+
+def _sectioned(
+    legs: Legs, depth: int, fusion: Fusion, limit: int
+) -> tuple[list[tuple[str, float]], dict[str, dict[str, dict[str, tuple[int, float]]]], bool]:
+    """Return the hybrid ordering of ``legs`` (collected to ``depth``), section by section.
+
+    One ordering serves every limit and offset, so a longer list starts with the shorter one
+    and pages walk it without gaps or repeats. Section 1 is the fused order of the legs a search
+    to ``fusion.candidates`` collects; section k the fused order of the legs to
+    ``candidates × 2^(k-1)`` less the papers already placed, scores capped so they never rise
+    down the list. A section's legs are cut from the deeper ones (:func:`_head_legs`), so they
+    are what a search to that depth collects. Each paper is floored (:func:`_floor_test`) and
+    explained by its own section's legs. The ordering ends at the first section that adds no
+    paper, or where the legs hold every candidate.
+
+    Returns ``(order, positions of each placed paper, ended)``: ``ended`` is True when the
+    ordering ended within ``depth`` (deeper legs would add nothing), False when it may go on.
+    Before sections, the web page's 200-hit pool and the command line's 10 disagreed on 104 of
+    300 ICLR queries' first ten, and paging ``/api/search`` by 20 skipped and repeated papers:
+    a BM25 list cut deeper gave papers outside it a lower floor.
+    """
     passes = _floor_test(legs)  # the same for every depth: it reads best_bm25 and the terms
     order: list[tuple[str, float]] = []
     positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] = {}
     seen: set[str] = set()
-    for section_legs, section_depth in sections:
-        positions = _positions(section_legs)
+    bound = fusion.candidates
+    while True:
+        section = legs if bound >= depth else _head_legs(legs, bound)
+        positions = _positions(section)
         bm25, dense = positions.get("bm25", {}), positions.get("dense", {})
         ceiling = order[-1][1] if order else math.inf
-        for pid, score in _fused_order(section_legs, section_depth, mode, fusion):
+        added = 0
+        for pid, score in _fused_order(section, bound, "hybrid", fusion):
             if pid in seen:
                 continue
             seen.add(pid)
             if passes is None or passes(bm25.get(pid, (0, 0.0))[1], dense.get(pid, (0, -1.0))[1]):
-                order.append((pid, min(score, ceiling)))  # scores never rise down the list
+                order.append((pid, min(score, ceiling)))
                 positions_of[pid] = positions
-    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), positions_of))
-    if passes is not None:
-        kept.below_floor = _below_floor(legs, {pid for pid, _ in order})
-    kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
-    return kept
+                added += 1
+        exhausted = len(legs.lists.get("bm25", [])) < bound and len(legs.dense_nearest) < bound
+        if added == 0 or exhausted:
+            return order, positions_of, True
+        if bound >= depth or len(order) >= limit:
+            return order, positions_of, False
+        bound *= 2
