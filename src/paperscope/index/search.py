@@ -495,31 +495,46 @@ def search_papers(
     # Only the kept papers up to ``limit`` are made RankedPapers (a server answers 10 of ~200).
     # One ordering serves every limit and offset (see :func:`_sectioned`): the legs are collected
     # to the section depth that holds ``limit`` hits, deeper while each new section adds a hit.
+    deepest = fusion.candidates * 2 ** (HYBRID_SECTIONS - 1)
     depth = fusion.candidates
-    while depth < limit:
+    while depth < min(limit, deepest):
         depth *= 2
+    ordering = _Ordering(next_bound=fusion.candidates)
     while True:
         legs = legs_to(depth)
-        order, positions_of, ended = _sectioned(legs, depth, fusion, limit)
-        if ended or len(order) >= limit or depth >= MAX_HYBRID_DEPTH:
+        _extend(ordering, legs, depth, fusion, limit)
+        if ordering.ended or len(ordering.order) >= limit or depth >= deepest:
             break
-        depth *= 2
-    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), positions_of))
+        depth *= 2  # the sections placed so far stay: deeper legs cut to their depth are the same
+    order = ordering.order
+    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), ordering.positions_of))
     if _floor_test(legs) is not None:
         kept.below_floor = _below_floor(legs, {pid for pid, _ in order})
     kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
     return kept
 
 
-#: The deepest legs a hybrid list is collected to (32 sections' worth of the default 100
-#: candidates): a list that still lacks hits there ends.
-MAX_HYBRID_DEPTH = 3200
+#: Sections of a hybrid ordering at most (of ``fusion.candidates`` × 1 and 2: 100 and 200
+#: papers per leg by default), so a hybrid list holds at most 200 papers, whatever the limit;
+#: BM25 and dense modes list up to the limit. A third section (400) made the web page's
+#: 200-hit pool cost 20-28 % more CPU at 21k papers (1.45 leg collections a search, not 1.00:
+#: interleaved A/B runs over 300 bench queries); deeper ones more.
+HYBRID_SECTIONS = 2
 
 
-def _sectioned(
-    legs: Legs, depth: int, fusion: Fusion, limit: int
-) -> tuple[list[tuple[str, float]], dict[str, dict[str, dict[str, tuple[int, float]]]], bool]:
-    """Return the hybrid ordering of ``legs`` (collected to ``depth``), section by section.
+@dataclass
+class _Ordering:
+    """The hybrid ordering placed so far (:func:`_extend`)."""
+
+    next_bound: int
+    order: list[tuple[str, float]] = field(default_factory=list)
+    positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+    ended: bool = False
+
+
+def _extend(ordering: _Ordering, legs: Legs, depth: int, fusion: Fusion, limit: int) -> None:
+    """Place the sections of the hybrid ordering that ``legs`` (collected to ``depth``) hold.
 
     One ordering serves every limit and offset, so a longer list starts with the shorter one
     and pages walk it without gaps or repeats. Section 1 is the fused order of the legs a search
@@ -527,21 +542,16 @@ def _sectioned(
     ``candidates × 2^(k-1)`` less the papers already placed, scores capped so they never rise
     down the list. A section's legs are cut from the deeper ones (:func:`_head_legs`), so they
     are what a search to that depth collects. Each paper is floored (:func:`_floor_test`) and
-    explained by its own section's legs. The ordering ends at the first section that adds no
-    paper, or where the legs hold every candidate.
-
-    Returns ``(order, positions of each placed paper, ended)``: ``ended`` is True when the
-    ordering ended within ``depth`` (deeper legs would add nothing), False when it may go on.
-    Before sections, the web page's 200-hit pool and the command line's 10 disagreed on 104 of
-    300 ICLR queries' first ten, and paging ``/api/search`` by 20 skipped and repeated papers:
-    a BM25 list cut deeper gave papers outside it a lower floor.
+    explained by its own section's legs. The ordering ends (``ended``) at the first section that
+    adds no paper, or where the legs hold every candidate; placing stops early once ``limit``
+    papers are placed. Before sections, the web page's 200-hit pool and the command line's 10
+    disagreed on 104 of 300 ICLR queries' first ten, and paging ``/api/search`` by 20 skipped and
+    repeated papers: a BM25 list cut deeper gave papers outside it a lower floor.
     """
     passes = _floor_test(legs)  # the same for every depth: it reads best_bm25 and the terms
-    order: list[tuple[str, float]] = []
-    positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] = {}
-    seen: set[str] = set()
-    bound = fusion.candidates
-    while True:
+    order, seen = ordering.order, ordering.seen
+    while not ordering.ended and ordering.next_bound <= depth and len(order) < limit:
+        bound = ordering.next_bound
         section = legs if bound >= depth else _head_legs(legs, bound)
         positions = _positions(section)
         bm25, dense = positions.get("bm25", {}), positions.get("dense", {})
@@ -553,11 +563,8 @@ def _sectioned(
             seen.add(pid)
             if passes is None or passes(bm25.get(pid, (0, 0.0))[1], dense.get(pid, (0, -1.0))[1]):
                 order.append((pid, min(score, ceiling)))
-                positions_of[pid] = positions
+                ordering.positions_of[pid] = positions
                 added += 1
         exhausted = len(legs.lists.get("bm25", [])) < bound and len(legs.dense_nearest) < bound
-        if added == 0 or exhausted:
-            return order, positions_of, True
-        if bound >= depth or len(order) >= limit:
-            return order, positions_of, False
-        bound *= 2
+        ordering.ended = added == 0 or exhausted
+        ordering.next_bound = bound * 2
