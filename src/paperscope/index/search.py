@@ -567,4 +567,26 @@ def _extend(ordering: _Ordering, legs: Legs, depth: int, fusion: Fusion, limit: 
                 added += 1
         exhausted = len(legs.lists.get("bm25", [])) < bound and len(legs.dense_nearest) < bound
         ordering.ended = added == 0 or exhausted
+        if bound >= depth and not ordering.ended and passes is not None:
+            ordering.ended = not _deeper_may_pass(legs, depth, seen, passes)
         ordering.next_bound = bound * 2
+
+
+def _deeper_may_pass(legs: Legs, depth: int, seen: set[str], passes: Callable[[float, float], bool]) -> bool:
+    """Return False when no paper of a deeper section could pass the floor (no need to look).
+
+    ``legs`` were collected to ``depth``. A paper a deeper section adds is either in these legs
+    but not placed yet, with the same scores there, or below both legs' last papers: its BM25 score at most the last listed one
+    (0 when the list holds every match) and its cosine at most the last nearest one's. The floor
+    passes a paper on either score alone, so when those two fail and no unplaced paper passes,
+    nothing deeper does. A narrow query (a few papers pass) then collects its legs once.
+    """
+    bm25 = dict(legs.lists.get("bm25", []))
+    dense = dict(legs.lists.get("dense", []))
+    for pid in bm25.keys() | dense.keys():
+        if pid not in seen and passes(bm25.get(pid, 0.0), dense.get(pid, -1.0)):
+            return True
+    listed, nearest = legs.lists.get("bm25", []), legs.dense_nearest
+    last_bm25 = listed[-1][1] if listed and len(listed) >= depth else 0.0  # a short list holds every match
+    last_cosine = dense.get(nearest[-1], -1.0) if nearest and len(nearest) >= depth else -1.0
+    return passes(last_bm25, -1.0) or passes(0.0, last_cosine)
