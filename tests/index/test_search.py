@@ -273,12 +273,11 @@ def test_every_hybrid_limit_is_a_prefix_of_one_ordering(fake_library, icml_dir):
     for query in queries:
         whole = search_papers(lib.store, query, 80, **options)
         shown = [(h.paper_id, h.score, h.legs) for h in whole]
-        for limit in (1, 3, 8, 13, 25, 40):
+        for limit in (1, 3, 8, 13, 25, 40, 70):
             part = search_papers(lib.store, query, limit, **options)
             assert [(h.paper_id, h.score, h.legs) for h in part] == shown[:limit], (query, limit)
         scores = [h.score for h in whole]
         assert scores == sorted(scores, reverse=True)
         assert len({pid for pid, _, _ in shown}) == len(shown)
-        assert len(whole) <= 16  # two sections of 8 and 16 candidates
-        long_lists += len(whole) > 8  # the second section placed papers
+        long_lists += len(whole) > 8  # a deeper section placed papers
     assert long_lists >= 2

@@ -514,12 +514,10 @@ def search_papers(
     return kept
 
 
-#: Sections of a hybrid ordering at most (of ``fusion.candidates`` × 1 and 2: 100 and 200
-#: papers per leg by default), so a hybrid list holds at most 200 papers, whatever the limit;
-#: BM25 and dense modes list up to the limit. A third section (400) made the web page's
-#: 200-hit pool cost 20-28 % more CPU at 21k papers (1.45 leg collections a search, not 1.00:
-#: interleaved A/B runs over 300 bench queries); deeper ones more.
-HYBRID_SECTIONS = 2
+#: Sections of a hybrid ordering at most (of ``fusion.candidates`` × 1, 2, 4, 8, 16: up to
+#: 1,600 papers per leg by default), enough for the largest limit (1,000). Deeper legs are
+#: collected only while the limit wants more papers and a deeper one could pass the floor.
+HYBRID_SECTIONS = 5
 
 
 @dataclass
@@ -529,6 +527,7 @@ class _Ordering:
     next_bound: int
     order: list[tuple[str, float]] = field(default_factory=list)
     positions_of: dict[str, dict[str, dict[str, tuple[int, float]]]] = field(default_factory=dict)
+    #: The papers placed (only they: one the floor failed may pass deeper).
     seen: set[str] = field(default_factory=set)
     ended: bool = False
 
@@ -560,8 +559,10 @@ def _extend(ordering: _Ordering, legs: Legs, depth: int, fusion: Fusion, limit: 
         for pid, score in _fused_order(section, bound, "hybrid", fusion):
             if pid in seen:
                 continue
-            seen.add(pid)
+            # A paper that fails the floor here may pass in a deeper section, whose legs may
+            # hold its BM25 score (a filtered search of 750 papers naming a dataset listed 52).
             if passes is None or passes(bm25.get(pid, (0, 0.0))[1], dense.get(pid, (0, -1.0))[1]):
+                seen.add(pid)
                 order.append((pid, min(score, ceiling)))
                 ordering.positions_of[pid] = positions
                 added += 1

@@ -167,8 +167,7 @@ def search(
 
     ``offset`` skips the best hits; ranks count over the whole ordering, which every limit and
     offset reads alike (pages never skip or repeat a paper). A search ranks its best MAX_LIMIT
-    (1,000) hits, a hybrid one at most 200 (``index.search.HYBRID_SECTIONS``), so a page past
-    them is cut (or empty); past 1,000 ``notice`` says so.
+    (1,000) hits, so a page past them is cut (or empty) and ``notice`` says so.
     ``notice`` also says when the query was cut or the answer is BM25 only. With
     ``like=PAPER_ID`` instead of ``q``, the hits are the papers most like that paper (ranked by
     its title and abstract, itself left out), with every filter; ``notice`` then starts with
