@@ -507,7 +507,8 @@ def search_papers(
             break
         depth *= 2  # the sections placed so far stay: deeper legs cut to their depth are the same
     order = ordering.order
-    kept = RankedList(_ranked_papers(order[:limit], _positions(legs), ordering.positions_of))
+    # Every placed paper has its section's positions (``_extend``): the deepest legs' are not needed.
+    kept = RankedList(_ranked_papers(order[:limit], {}, ordering.positions_of))
     if _floor_test(legs) is not None:
         kept.below_floor = _below_floor(legs, {pid for pid, _ in order})
     kept.below_floor_capped = kept.below_floor > 0 and len(legs.lists.get("bm25", [])) >= depth
