@@ -486,7 +486,7 @@ class Library:
         import sqlite3
 
         try:
-            if any(f.problem and f.check in ("integrity", "fts", "orphans") for f in findings):
+            if any(f.problem and f.check in ("integrity", "fts", "search_fts", "orphans") for f in findings):
                 with self.store.transaction() as conn:
                     done.extend(doctor.repair_store(conn, findings))
                 self._bm25 = None

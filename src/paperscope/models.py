@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -186,6 +187,10 @@ class Card:
         data = {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
         data.update(self.extra)
         return data
+
+    def to_json(self) -> str:
+        """Return :meth:`to_dict` as the JSON text ``store.papers.save_cards`` stores (UTF-8, not escaped)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Compare two libraries paper for paper: ids, fields, sources, cards, lexical index rows and vectors."""
+"""Compare two libraries paper for paper: ids, fields, sources, cards, both full-text indexes and vectors."""
 
 from __future__ import annotations
 
@@ -24,13 +24,33 @@ def snapshot(db: Path) -> dict[str, object]:
             pid: (json.loads(data), version)
             for pid, data, version in conn.execute("SELECT paper_id, data, extractor_version FROM cards")
         }
+        labels = sorted(conn.execute("SELECT paper_id, label FROM cards").fetchall())
+        triggers = [
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        ]
+        paused = conn.execute("SELECT value FROM library_state WHERE key = 'search_fts_paused'").fetchall()
+        # Every (term, paper, column, offset) the index for other tools holds: all of it.
+        conn.execute(
+            "CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, papers_search_fts, 'instance')"
+        )
+        search_terms = sorted(conn.execute("SELECT term, doc, col, offset FROM temp.search_terms").fetchall())
         keys = sorted(conn.execute("SELECT key, paper_id FROM dedup_keys").fetchall())
         lexical = conn.execute(
             "SELECT rowid, paper_id, title, body, exact FROM papers_fts ORDER BY rowid"
         ).fetchall()
     finally:
         conn.close()
-    return {"papers": papers, "sources": sources, "cards": cards, "dedup_keys": keys, "lexical": lexical}
+    return {
+        "papers": papers,
+        "sources": sources,
+        "cards": cards,
+        "labels": labels,
+        "dedup_keys": keys,
+        "lexical": lexical,
+        "triggers": triggers,
+        "search_fts_paused": paused,
+        "search_terms": search_terms,
+    }
 
 
 def vectors(db: Path) -> dict[str, tuple[np.ndarray, int, str]]:
@@ -75,8 +95,11 @@ def assert_same_library(
         if (card, version) != (other, other_version) or abs(confidence - other_confidence) > area_confidence:
             differ.append(pid)
     assert not differ, f"{len(differ)} cards differ, first {differ[0]}"
+    assert a["labels"] == b["labels"]
     assert a["dedup_keys"] == b["dedup_keys"]
     assert a["lexical"] == b["lexical"], "the lexical index rows (or their rowids) differ"
+    assert a["triggers"] == b["triggers"] and not a["search_fts_paused"] and not b["search_fts_paused"]
+    assert a["search_terms"] == b["search_terms"] and a["search_terms"], "papers_search_fts differs"
     va, vb = vectors(built), vectors(ingested)
     assert va.keys() == vb.keys() == {p[0] for p in a["papers"]}
     worst = 1.0

@@ -316,7 +316,7 @@ def test_load_stores_the_lexical_rows_and_fingerprints_the_build_made(
         ("built", None, n_shards),
         (
             "older",
-            lambda t: t.drop_columns(["fts_title", "fts_body", "fts_exact", "analyzer", *dd]),
+            lambda t: t.drop_columns(["fts_title", "fts_body", "fts_exact", "analyzer", "card_label", *dd]),
             n_papers,
         ),
         ("other", lambda t: _replace_column(t, "dedup_version", ["0"] * t.num_rows), n_papers),

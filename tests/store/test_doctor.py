@@ -59,6 +59,7 @@ def test_a_clean_library_passes_every_check(tmp_path: Path, icml_dir: Path) -> N
     assert {f["check"] for f in report["findings"]} == {
         "integrity",
         "fts",
+        "search_fts",
         "cards",
         "vectors",
         "orphans",

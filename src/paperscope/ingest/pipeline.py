@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..models import Card, Conflict, FileReport, IngestReport, Paper, Record, Skip
 from ..progress import Progress, is_observed
 from ..progress import progress as progress_bar
-from ..store import Store, cleanup, papers
+from ..store import Store, cleanup, papers, search_fts
 from ..text import (
     CONTROL_CHARS,
     clean_text,
@@ -833,6 +833,7 @@ def ingest_paths(
     try:
         with outer:
             with store.transaction() if not strict else contextlib.nullcontext():
+                search_fts.resume_abandoned(store.conn)  # a load that died paused it
                 _index_missing_keys(store)
             for path, from_folder, ignored in inputs:
                 if ignored:

@@ -137,7 +137,8 @@ def write_shard(
             "item": pa.array(items, type=pa.int32()),
             "paper_id": pa.array([p.paper_id for p in papers], type=pa.string()),
             "paper": pa.array([paper_to_json(p) for p in papers], type=pa.string()),
-            "card": pa.array([json.dumps(c.to_dict(), ensure_ascii=False) for c in cards], type=pa.string()),
+            "card": pa.array([c.to_json() for c in cards], type=pa.string()),
+            "card_label": pa.array([c.label for c in cards], type=pa.string()),
             "content_hash": pa.array(
                 [content_hash_for(p.title, p.clean_text) for p in papers], type=pa.string()
             ),

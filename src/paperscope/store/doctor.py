@@ -5,6 +5,8 @@ Checks, in order (:func:`check`):
 - ``integrity``: SQLite's ``PRAGMA integrity_check`` (every page, index and constraint) and
   FTS5's own ``integrity-check`` of the lexical index ``papers_fts``.
 - ``fts``: ``papers_fts`` holds exactly one row per paper (none missing, none extra).
+- ``search_fts``: the full-text index for other tools (``papers_search_fts``) is not left paused
+  by a load that died (:mod:`paperscope.store.search_fts`).
 - ``cards``: every paper has a full card of the current extractor version (a quick first card
   or an older version is not current).
 - ``vectors``: every paper has a vector of the active embedder for its current text.
@@ -16,7 +18,7 @@ Checks, in order (:func:`check`):
   never deleted (the user's own data); they hold again when the paper is ingested again.
 
 :func:`repair_store` fixes what needs no model: it rebuilds the lexical index, reindexes, and
-deletes orphan rows. Cards and vectors are built by ``Library.doctor`` (it has the models).
+deletes orphan rows, and rebuilds an abandoned ``papers_search_fts``. Cards and vectors are built by ``Library.doctor`` (it has the models).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import cleanup, vectors
+from . import cleanup, search_fts, vectors
 from .lexical import rebuild_fts
 
 __all__ = ["Finding", "DoctorReport", "check", "repair_store", "rebuild_fts"]
@@ -39,7 +41,7 @@ class Finding:
     """One result of a check.
 
     Attributes:
-        check: the check's name (``integrity``, ``fts``, ``cards``, ``vectors``, ``orphans``,
+        check: the check's name (``integrity``, ``fts``, ``search_fts``, ``cards``, ``vectors``, ``orphans``,
             ``topics``, ``marks``).
         ok: True when the check found nothing wrong.
         problem: True when what was found is a problem (it makes ``doctor`` exit non-zero);
@@ -98,7 +100,7 @@ def check(
 
     Reads every page once (``integrity_check``: about 1 s per 100 MB of library).
     """
-    findings = [*_integrity(conn, command), _fts(conn, command)]
+    findings = [*_integrity(conn, command), _fts(conn, command), _search_fts(conn, command)]
     for name, run in (
         ("cards", _cards),
         ("vectors", _vectors),
@@ -284,6 +286,32 @@ def _fts(conn: sqlite3.Connection, command: str) -> Finding:
     )
 
 
+def _search_fts(conn: sqlite3.Connection, command: str) -> Finding:
+    """The plain index other tools search (``papers_search_fts``): kept in step, or paused by a load."""
+    try:
+        holder = search_fts.paused_by(conn)
+    except sqlite3.DatabaseError as exc:
+        return Finding("search_fts", False, f"cannot be checked: {exc}", problem=True, count=1)
+    if holder is None:
+        return Finding("search_fts", True, "the full-text index for other tools follows every paper")
+    if search_fts.holder_running(holder):
+        return Finding(
+            "search_fts",
+            False,
+            f"the full-text index for other tools is paused by a load still running ({holder});"
+            " the load rebuilds it when it ends",
+        )
+    return Finding(
+        "search_fts",
+        False,
+        f"the full-text index for other tools (papers_search_fts) was paused by a load that did not"
+        f" finish ({holder}): Datasette and SQLite searches miss the papers stored since",
+        problem=True,
+        repair=f"`{command} doctor --repair` rebuilds it (the next load or ingest does too)",
+        count=1,
+    )
+
+
 def _topics(conn: sqlite3.Connection, command: str, **_: str) -> Finding:
     if conn.execute("SELECT 1 FROM paper_topics LIMIT 1").fetchone() is None:
         return Finding("topics", True, f"no topics fitted yet (`{command} topics` fits them)")
@@ -306,7 +334,8 @@ def repair_store(conn: sqlite3.Connection, findings: list[Finding]) -> list[str]
     """Repair what ``findings`` show and needs no model (call inside a transaction).
 
     ``REINDEX`` when the integrity check failed, a rebuilt lexical index when it is damaged or
-    out of sync, and orphan rows deleted (marks are kept). Returns one line per repair done.
+    out of sync, the index for other tools rebuilt when a load that paused it died, and orphan
+    rows deleted (marks are kept). Returns one line per repair done.
     """
     done: list[str] = []
     broken = {f.check for f in findings if f.problem}
@@ -315,6 +344,8 @@ def repair_store(conn: sqlite3.Connection, findings: list[Finding]) -> list[str]
         done.append("rebuilt every index (REINDEX)")
     if broken & {"integrity", "fts"}:
         done.append(f"rebuilt the lexical index ({rebuild_fts(conn):,} papers)")
+    if "search_fts" in broken and search_fts.resume_abandoned(conn):
+        done.append("rebuilt the full-text index for other tools (papers_search_fts)")
     if "orphans" in broken:
         deleted = {t: n for t, n in cleanup.delete_orphans(conn).items() if n}
         done.append("deleted rows of missing papers: " + ", ".join(f"{t} {n:,}" for t, n in deleted.items()))

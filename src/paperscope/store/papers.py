@@ -226,13 +226,10 @@ def mark_dedup_indexed(conn: sqlite3.Connection, paper_ids: Iterable[str]) -> No
 
 
 def save_cards(conn: sqlite3.Connection, cards: list[tuple[str, Card]]) -> None:
-    """Insert or replace cards (call inside a transaction)."""
+    """Insert or replace cards (call inside a transaction); each card's ``to_json`` is stored."""
     conn.executemany(
         "INSERT OR REPLACE INTO cards (paper_id, label, data, extractor_version) VALUES (?,?,?,?)",
-        [
-            (pid, c.label, json.dumps(c.to_dict(), ensure_ascii=False), c.extractor_version)
-            for pid, c in cards
-        ],
+        [(pid, c.label, c.to_json(), c.extractor_version) for pid, c in cards],
     )
 
 
