@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from paperscope.errors import InputError
-from paperscope.ingest.text_list import parse_header, read_text_list
+from paperscope.ingest.text_list import HEADING_REASON, parse_header, read_text_list
+from paperscope.models import Record, Skip
 
 
 @pytest.mark.parametrize(
@@ -80,3 +81,36 @@ def test_bad_files_raise_input_error_naming_the_file(
     assert str(path) in str(info.value)
     if message == "not UTF-8":
         assert info.value.line == 5
+
+
+@pytest.mark.parametrize(
+    ("content", "stored_lines", "heading_line"),
+    [
+        (
+            "Lab Paper List\n\nWe propose a method for graphs. It works.\n\nA second abstract, on sets.\n",
+            [3, 5],
+            1,
+        ),
+        ("\n  实验室论文列表  \n\n我们提出了一种新方法。\n", [4], 2),
+        # A one-line first abstract is a sentence: it stays a paper.
+        ("We study graphs.\n\nA second abstract, on sets.\n", [1, 3], None),
+        # The file's only paragraph is a paper however short: no abstract follows it.
+        ("Graph neural networks for molecules\n", [1], None),
+        # Two lines are the start of an abstract, not a heading.
+        ("Graph neural networks\nfor molecules are studied here\n\nMore.\n", [1, 4], None),
+    ],
+)
+def test_a_first_line_that_reads_as_a_heading_is_named_not_stored(
+    tmp_path: Path, content: str, stored_lines: list[int], heading_line: int | None
+) -> None:
+    """A header without venue and year ("Lab Paper List") is no paper: it is a skip that says why."""
+    path = tmp_path / "list.txt"
+    path.write_text(content, encoding="utf-8")
+    out = list(read_text_list(path))
+    assert [r.source.line for r in out if isinstance(r, Record)] == stored_lines
+    skips = [s for s in out if isinstance(s, Skip)]
+    if heading_line is None:
+        assert skips == []
+    else:
+        assert [(s.line, s.reason) for s in skips] == [(heading_line, HEADING_REASON)]
+        assert "heading" in str(skips[0]) and str(path) in str(skips[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..models import Record, Skip, Source
 from .files import MAX_RECORD_CHARS, TooLong, iter_lines, too_long_reason
 
-__all__ = ["FORMAT", "parse_header", "read_text_list", "looks_like_text_list"]
+__all__ = ["FORMAT", "HEADING_REASON", "is_heading", "parse_header", "read_text_list", "looks_like_text_list"]
 
 FORMAT = "text-list"
 
@@ -57,11 +57,22 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
             return Skip(str(path), first_line, too_long_reason("paragraph", chars))
         return Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
 
+    heading: Record | None = None  # a first paragraph that reads as a heading (below)
+    paragraphs = 0
     for number, line in iter_lines(path):
         stripped = line.strip(_WS) if isinstance(line, str) else line
         if not stripped:
             if chars:
-                yield done()
+                paragraphs += 1
+                made = done()
+                one_line = isinstance(made, Record) and len(paragraph) == 1
+                if paragraphs == 1 and venue is None and one_line and is_heading(paragraph[0]):
+                    heading = made  # a heading only if an abstract follows it
+                else:
+                    if heading is not None:
+                        yield Skip(str(path), heading.source.line, HEADING_REASON)
+                        heading = None
+                    yield made
                 paragraph, chars, oversized = [], 0, False
             continue
         if not seen_text:
@@ -82,7 +93,34 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
         if not oversized:
             paragraph.append(stripped)
     if chars:
+        if heading is not None:
+            yield Skip(str(path), heading.source.line, HEADING_REASON)
+            heading = None
         yield done()
+    if heading is not None:  # the file's only paragraph: a short abstract, not a heading
+        yield heading
+
+
+#: Why a first paragraph of one short line without a sentence is not stored (``read_text_list``).
+HEADING_REASON = "a heading, not an abstract (one short line, no sentence, before the abstracts): not stored"
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
+
+
+def is_heading(line: str) -> bool:
+    """Return True when ``line`` reads as a list's heading ("Lab Paper List", "实验室论文"), not an abstract.
+
+    A heading is at most 80 characters and 12 words, has a letter, and ends no sentence (no
+    ``.``, ``!`` or ``?`` before a space or the end). An abstract, even a one-line one, is a
+    sentence; ``read_text_list`` asks this only of a file's first paragraph when it is one line
+    and an abstract follows it.
+    """
+    text = line.strip(_WS)
+    return (
+        0 < len(text) <= 80
+        and len(text.split()) <= 12
+        and any(ch.isalpha() for ch in text)
+        and not _SENTENCE_END.search(text)
+    )
 
 
 def looks_like_text_list(head: str) -> bool:
