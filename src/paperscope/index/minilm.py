@@ -71,6 +71,7 @@ from .pooling import DoneCallback, WindowTracker, normalise_rows, pool_windows, 
 
 __all__ = [
     "MiniLMEmbedder",
+    "compile_model",
     "MAX_TOKENS",
     "ONNX_INSTALL",
     "onnx_runtime_installed",
@@ -611,7 +612,7 @@ class MiniLMEmbedder:
         self._ir = ir
         # A single batch (a query) runs alone: one stream on every core. Compiled now; the
         # multi-stream model for batches is compiled on the first batch (a query never needs it).
-        single = core.compile_model(str(ir), "CPU", {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
+        single = compile_model(core, ir, {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"})
         self._input_names = {port.get_any_name() for port in single.inputs}
         self._single = single.create_infer_request()
         # An infer request serves one call at a time; the web server may embed two queries at once.
@@ -625,9 +626,9 @@ class MiniLMEmbedder:
             if self._requests is None:
                 # `streams` streams of one thread each, fed by `streams` Python threads (infer
                 # releases the GIL); f32 inference precision, as bf16 is slower on this CPU (MODELS.md).
-                compiled = self._core.compile_model(
-                    str(self._ir),
-                    "CPU",
+                compiled = compile_model(
+                    self._core,
+                    self._ir,
                     {
                         "INFERENCE_PRECISION_HINT": "f32",
                         "NUM_STREAMS": str(self.streams),
@@ -779,3 +780,25 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Return float32, shape (len(texts), 384), rows L2-normalised."""
         return self.embed_documents(texts, progress)[0]
+
+
+def compile_model(core: Any, ir: Path, config: dict[str, str]) -> Any:
+    """Compile the OpenVINO IR ``ir`` for the CPU with ``config``, through the model cache if set.
+
+    Two processes that compile the same model at once (two Ray actors, two build workers) share
+    the cache's blob file, and OpenVINO can fail writing it when the other process has replaced
+    it ("cannot set permissions: No such file or directory [...compiled/N.blob]", seen in a
+    two-node Ray build). The cache only saves time, so such a failure compiles again without it
+    (``CACHE_DIR`` empty turns OpenVINO's cache off for ``core``). An error that recurs without
+    the cache is raised.
+
+    Raises:
+        RuntimeError: OpenVINO cannot compile the model.
+    """
+    try:
+        return core.compile_model(str(ir), "CPU", config)
+    except RuntimeError:
+        if not core.get_property("CACHE_DIR"):
+            raise
+        core.set_property({"CACHE_DIR": ""})
+        return core.compile_model(str(ir), "CPU", config)
