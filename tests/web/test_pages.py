@@ -473,3 +473,32 @@ def test_an_empty_library_has_every_page_with_what_to_do_next(tmp_path: Path) ->
             response = client.get(url)
             assert response.status_code == 200 and text in _text(response.text), url
     lib.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "total"), [("/?offset=500", 96), ("/?q=dataset+distillation&mode=bm25&offset=400", None)]
+)
+def test_a_page_past_the_last_result_says_so_and_links_back(site, url: str, total: int | None) -> None:
+    """An old link or a hand-made offset past the end is not "no papers match": it says how many do."""
+    client, lib, _ = site
+    if total is None:
+        total = len(lib.search("dataset distillation", mode="bm25", limit=1000))
+    html = client.get(url).text
+    assert _result_ids(html) == []
+    assert "No papers match" not in html
+    text = re.sub(r"<[^>]+>", " ", re.search(r'<p class="empty" id="past-end">(.*?)</p>', html).group(1))
+    assert (
+        " ".join(text.split())
+        == f"This page is past the last result: {total} papers match. Back to the first page"
+    )
+    back = unescape(re.search(r'id="past-end">[^<]*<a href="([^"]+)"', html).group(1))
+    assert "offset" not in back and _result_ids(client.get(back).text)
+    previous = unescape(re.search(r'<a id="prev" rel="prev" href="([^"]+)"', html).group(1))
+    last_offset = (total - 1) // 20 * 20  # the last page with results (20 a page)
+    assert (f"offset={last_offset}" in previous) if last_offset else ("offset" not in previous)
+    assert 0 < len(_result_ids(client.get(previous).text)) <= 20
+    client.get("/lang/zh")
+    try:
+        assert f"此页已超出最后一条结果：共有 {total} 篇论文符合。" in client.get(url).text
+    finally:
+        client.cookies.clear()
