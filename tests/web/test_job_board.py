@@ -62,3 +62,32 @@ def test_only_the_newest_finished_jobs_are_kept(tmp_path: Path):
     board.forget(keep=2)
     assert [board.get(f"f{n}") is not None for n in range(6)] == [False] * 4 + [True] * 2
     assert board.get("q") is not None  # a job in flight is never forgotten
+
+
+def test_a_dead_workers_uploads_are_deleted_once_by_a_live_worker_unless_kept(tmp_path: Path):
+    """A worker killed mid-job never deletes its upload; the next lookup on another worker does."""
+    from paperscope.web.jobs import IngestJobs
+
+    folder = tmp_path / "lab.uploads"
+    board = JobBoard(folder)
+    dead_pid = int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        ).stdout
+    )
+    for job_id, name, state, keep in (
+        ("dead", "dead.txt", "running", False),
+        ("queued", "waiting.txt", "queued", False),
+        ("kept", "kept.txt", "running", True),
+        ("live", "live.txt", "running", False),
+    ):
+        (folder / name).write_text("ICML 2026 Papers\n\nAn abstract.\n", encoding="utf-8")
+        board.put({**_snapshot(job_id, state, keep=keep), "name": name}, created=1.0)
+    with sqlite3.connect(board.path) as conn:  # written by a worker that has exited since
+        conn.execute("UPDATE jobs SET pid = ? WHERE job_id != 'live'", (dead_pid,))
+    jobs = IngestJobs(None, folder, shared=True)  # type: ignore[arg-type]  # no job runs here
+    got = jobs.get("dead")
+    assert got["state"] == "failed" and f"process {dead_pid}" in got["error"]
+    assert sorted(p.name for p in folder.glob("*.txt")) == ["kept.txt", "live.txt"]
+    assert jobs.get("live")["state"] == "running" and jobs.get("kept")["state"] == "failed"
+    assert JobBoard(folder).claim_abandoned() == []  # claimed once: no second worker deletes again

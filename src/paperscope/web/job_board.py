@@ -9,7 +9,9 @@ across workers (the ``MAX_QUEUED_JOBS`` limit is the server's, not each worker's
 are ahead of a queued job.
 
 A worker that dies leaves its jobs behind as ``queued`` or ``running``: a reader sees that the
-process named in the row is gone and reports the job failed ("the worker ... stopped").
+process named in the row is gone and reports the job failed ("the worker ... stopped"), and the
+next upload or job lookup on any worker marks it failed on the board and deletes its uploaded
+file (unless it was kept) (:meth:`JobBoard.claim_abandoned`).
 
 The board is a cache of what the workers know, never the library's data: deleting it loses
 only the state of jobs in flight (their papers stay stored). WAL mode, a 5 s busy timeout and
@@ -109,6 +111,34 @@ class JobBoard:
         elif state == "queued":
             snapshot["queued_ahead"] = self.count_live(("queued", "running"), before=created)
         return snapshot
+
+    def claim_abandoned(self) -> list[dict[str, Any]]:
+        """Mark failed the jobs left queued or running by workers that no longer run; return them.
+
+        Each job is claimed by one conditional update, so of several workers sweeping at once
+        only one gets it (and deletes its upload). Returns the claimed jobs' snapshots, with
+        ``state`` failed and ``error`` saying which worker stopped.
+        """
+        conn = self._conn()
+        rows = conn.execute("SELECT job_id, pid, snapshot FROM jobs WHERE state IN ('queued', 'running')")
+        claimed = []
+        for job_id, pid, text in rows.fetchall():
+            if _alive(pid):
+                continue
+            snapshot: dict[str, Any] = json.loads(text)
+            snapshot.update(
+                state="failed",
+                error=f"the server worker that took this upload (process {pid}) stopped",
+                queued_ahead=0,
+            )
+            taken = conn.execute(
+                "UPDATE jobs SET state = 'failed', snapshot = ? WHERE job_id = ? AND pid = ?"
+                " AND state IN ('queued', 'running')",
+                (json.dumps(snapshot), job_id, pid),
+            ).rowcount
+            if taken:
+                claimed.append(snapshot)
+        return claimed
 
     def count_live(self, states: tuple[str, ...], before: float | None = None) -> int:
         """Count jobs in ``states`` whose worker still runs (created before ``before`` when given)."""

@@ -208,6 +208,7 @@ class IngestJobs:
         Raises:
             QueueFull: ``MAX_QUEUED_JOBS`` jobs are already waiting.
         """
+        self.sweep_abandoned()
         with self._lock:
             if self._closed:
                 raise QueueFull("the server is shutting down; upload again after it restarts")
@@ -240,12 +241,35 @@ class IngestJobs:
         """
         with self._lock:
             job = self._jobs.get(job_id)
-            if job is None:
-                shared = self.board.get(job_id) if self.board is not None else None
-                if shared is None:
-                    raise NotFound(f"no ingest job {job_id!r} (jobs are forgotten when the server restarts)")
-                return shared
-            return self._snapshot(job)
+            if job is not None:
+                return self._snapshot(job)
+        shared = None
+        if self.board is not None:
+            self.sweep_abandoned()  # another worker's job: it may have died with it
+            shared = self.board.get(job_id)
+        if shared is None:
+            raise NotFound(f"no ingest job {job_id!r} (jobs are forgotten when the server restarts)")
+        return shared
+
+    def sweep_abandoned(self) -> int:
+        """Fail the board's jobs whose worker died and delete their uploads (unless kept); return how many.
+
+        A worker killed mid-job (OOM, ``kill -9``) never reaches its own clean-up, so the live
+        workers do it: on each upload and each lookup of a job this worker does not hold. A
+        no-op without a board (one process: its jobs die with it, and a restarted server
+        cannot tell a left-over upload from a kept one). A board that cannot be read is skipped.
+        """
+        if self.board is None:
+            return 0
+        try:
+            claimed = self.board.claim_abandoned()
+        except sqlite3.Error:
+            return 0
+        for snapshot in claimed:
+            name = str(snapshot.get("name") or "")
+            if name and not snapshot.get("keep") and PurePath(name).name == name and name[0] != ".":
+                (self.uploads_dir / name).unlink(missing_ok=True)
+        return len(claimed)
 
     def _snapshot(self, job: IngestJob) -> dict[str, Any]:
         """The job as the API shows it (the caller holds ``self._lock``)."""
