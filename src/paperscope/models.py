@@ -80,7 +80,10 @@ def marked_label(label: str, title_source: str | None) -> str:
 #: escaped twice ("$18.9\\%$") is kept by clean_text; a dataset list may follow a dash, a comma or
 #: "like"; every name before a plural head ("Sintel and KITTI-2015 benchmarks") is a dataset; a
 #: modifier ("English-only") is no part of a name and a year is ("AIME 2024") (issue 27).
-EXTRACTOR_VERSION = "0.15"
+#: 0.16: a plain word capitalised only because it starts a sentence is no part of a two-word name
+#: ("Using PerSEval", "While Vision-Language-Action", "On ImageNet" were names; 191 of 8,378 names
+#: of 2,500 ICLR 2026 abstracts, 69 of them shown) (issue 27).
+EXTRACTOR_VERSION = "0.16"
 #: Version tag of the quick card written at ingest; it is replaced by the full card.
 FIRST_CARD_VERSION = f"{EXTRACTOR_VERSION}-first"
 

@@ -73,3 +73,16 @@ def test_a_name_with_a_bare_version_is_a_candidate_but_a_range_or_a_count_is_not
     names = [c.name for c in candidates(text, [])]
     assert {"OLMo 2", "Llama 3.1", "Dolmino Mix 1124"} <= set(names)
     assert "60M 1B" not in names and "GPT-4 3" not in names
+
+
+def test_a_word_capitalised_because_it_starts_a_sentence_is_no_part_of_a_name():
+    """'Using PerSEval, ...' was listed (and shown, at 0.94) as the name 'Using PerSEval'."""
+    text = clean_text(
+        "While Vision-Language-Action models act well, they plan poorly. Using PerSEval, we find gaps."
+        " On ImageNet, our model gains 2 points. FLARE 3B is our model, and Spider GAN helps."
+    )
+    names = {c.name for c in candidates(text, [])}
+    assert {"Vision-Language-Action", "PerSEval", "ImageNet", "FLARE 3B", "Spider GAN"} <= names
+    assert not names & {"While Vision-Language-Action", "Using PerSEval", "On ImageNet"}
+    card_names = extract_methods(text)
+    assert not any(n.name.split()[0] in ("While", "Using", "On") for n in card_names)

@@ -207,10 +207,14 @@ def candidates(clean: str, rule_names: list[tuple[str, int, int, list[str], str 
             if kinds[i] == kinds[i + 1] == "capword":
                 add(f"{a} {b}", at, bt + len(b), "bigram")  # "Stable Diffusion", "Dolmino Mix"
             continue
+        # A plain word capitalised only because a sentence starts with it is no part of a name
+        # ("While Vision-Language-Action models ...", "Using PerSEval, ..."), as for capwords
+        # above; a name-shaped one still is ("FLARE 3B").
+        initial = at in starts or _SENT_START_RE.search(clean[max(0, at - 4) : at]) is not None
         if (
             _VERSION_RE.fullmatch(b)
             or (b[:1].isupper() and kinds[i] == "token")
-            or (a[:1].isupper() or a[:1].isdigit())
+            or ((a[:1].isupper() and (kinds[i] is not None or not initial)) or a[:1].isdigit())
             and kinds[i + 1] == "token"
         ):
             add(f"{a} {b}", at, bt + len(b), "bigram")
