@@ -94,8 +94,9 @@ def test_bad_files_raise_input_error_naming_the_file(
         ("\n  实验室论文列表  \n\n我们提出了一种新方法。\n", [4], 2),
         # A one-line first abstract is a sentence: it stays a paper.
         ("We study graphs.\n\nA second abstract, on sets.\n", [1, 3], None),
-        # The file's only paragraph is a paper however short: no abstract follows it.
-        ("Graph neural networks for molecules\n", [1], None),
+        # A heading alone, or a title alone, is no abstract either.
+        ("Graph neural networks for molecules\n", [], 1),
+        ("Lab Paper List\n\n", [], 1),
         # Two lines are the start of an abstract, not a heading.
         ("Graph neural networks\nfor molecules are studied here\n\nMore.\n", [1, 4], None),
     ],

@@ -57,7 +57,6 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
             return Skip(str(path), first_line, too_long_reason("paragraph", chars))
         return Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
 
-    heading: Record | None = None  # a first paragraph that reads as a heading (below)
     paragraphs = 0
     for number, line in iter_lines(path):
         stripped = line.strip(_WS) if isinstance(line, str) else line
@@ -67,11 +66,8 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
                 made = done()
                 one_line = isinstance(made, Record) and len(paragraph) == 1
                 if paragraphs == 1 and venue is None and one_line and is_heading(paragraph[0]):
-                    heading = made  # a heading only if an abstract follows it
+                    yield Skip(str(path), first_line, HEADING_REASON)
                 else:
-                    if heading is not None:
-                        yield Skip(str(path), heading.source.line, HEADING_REASON)
-                        heading = None
                     yield made
                 paragraph, chars, oversized = [], 0, False
             continue
@@ -93,16 +89,15 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
         if not oversized:
             paragraph.append(stripped)
     if chars:
-        if heading is not None:
-            yield Skip(str(path), heading.source.line, HEADING_REASON)
-            heading = None
-        yield done()
-    if heading is not None:  # the file's only paragraph: a short abstract, not a heading
-        yield heading
+        one_line = not oversized and len(paragraph) == 1
+        if paragraphs == 0 and venue is None and one_line and is_heading(paragraph[0]):
+            yield Skip(str(path), first_line, HEADING_REASON)  # a heading alone: no abstract
+        else:
+            yield done()
 
 
 #: Why a first paragraph of one short line without a sentence is not stored (``read_text_list``).
-HEADING_REASON = "a heading, not an abstract (one short line, no sentence, before the abstracts): not stored"
+HEADING_REASON = "a heading, not an abstract (one short line that ends no sentence): not stored"
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)")
 
 
@@ -112,7 +107,7 @@ def is_heading(line: str) -> bool:
     A heading is at most 80 characters and 12 words, has a letter, and ends no sentence (no
     ``.``, ``!`` or ``?`` before a space or the end). An abstract, even a one-line one, is a
     sentence; ``read_text_list`` asks this only of a file's first paragraph when it is one line
-    and an abstract follows it.
+    and no venue header came before it (a title alone is no abstract either).
     """
     text = line.strip(_WS)
     return (
