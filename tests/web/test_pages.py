@@ -502,3 +502,10 @@ def test_a_page_past_the_last_result_says_so_and_links_back(site, url: str, tota
         assert f"此页已超出最后一条结果：共有 {total} 篇论文符合。" in client.get(url).text
     finally:
         client.cookies.clear()
+
+
+def test_a_search_nothing_matches_has_no_previous_page(site) -> None:
+    client, _, _ = site
+    for url in ("/?q=zzzxqj&mode=bm25&offset=40", "/?venue=NeurIPS&offset=40"):
+        html = client.get(url).text
+        assert "No papers match" in html and 'id="prev"' not in html and 'id="past-end"' not in html, url

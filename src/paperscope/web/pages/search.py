@@ -177,7 +177,8 @@ def search_page(request: Request) -> HTMLResponse:
         library_size = len(lib)
     more = offset + page_size < total
     # A page past the end (an old link, a hand-made offset) says so and links back: "no papers
-    # match" would be wrong there. Its "previous" link is the last page that has results.
+    # match" would be wrong there. Its "previous" link is the last page that has results; a
+    # search nothing matches has no "previous" page.
     past_end = not results and 0 < total <= offset
     last_page = (total - 1) // page_size * page_size if past_end else 0
     return render(
@@ -200,7 +201,7 @@ def search_page(request: Request) -> HTMLResponse:
         filters=filters,
         notices=notices,
         next_offset=offset + page_size if more else None,
-        prev_offset=last_page if past_end else max(0, offset - page_size) if offset else None,
+        prev_offset=last_page if past_end else max(0, offset - page_size) if offset and total else None,
         past_end=past_end,
     )
 
