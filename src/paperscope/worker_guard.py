@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-__all__ = ["die_with_parent", "POLL_S"]
+__all__ = ["die_with_parent", "process_running", "POLL_S"]
 
 #: Seconds between a worker's checks that its parent is still alive (where prctl is missing).
 POLL_S = 0.5
@@ -46,3 +46,14 @@ def _watch(parent_pid: int) -> None:
     while os.getppid() == parent_pid:
         time.sleep(POLL_S)
     os._exit(1)
+
+
+def process_running(pid: int) -> bool:
+    """Return True when a process with id ``pid`` exists on this host (signal 0 sends nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by another user
+        return True
+    return True

@@ -52,24 +52,21 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
     oversized = False
     first_line = 0
 
+    first = True  # the file's first paragraph: one that reads as a heading is no abstract
+
     def done() -> Record | Skip:
         if oversized:
             return Skip(str(path), first_line, too_long_reason("paragraph", chars))
+        if first and venue is None and len(paragraph) == 1 and is_heading(paragraph[0]):
+            return Skip(str(path), first_line, HEADING_REASON)
         return Record("\n".join(paragraph), Source(str(path), first_line, FORMAT), venue=venue, year=year)
 
-    paragraphs = 0
     for number, line in iter_lines(path):
         stripped = line.strip(_WS) if isinstance(line, str) else line
         if not stripped:
             if chars:
-                paragraphs += 1
-                made = done()
-                one_line = isinstance(made, Record) and len(paragraph) == 1
-                if paragraphs == 1 and venue is None and one_line and is_heading(paragraph[0]):
-                    yield Skip(str(path), first_line, HEADING_REASON)
-                else:
-                    yield made
-                paragraph, chars, oversized = [], 0, False
+                yield done()
+                first, paragraph, chars, oversized = False, [], 0, False
             continue
         if not seen_text:
             seen_text = True
@@ -89,11 +86,7 @@ def read_text_list(path: Path) -> Iterator[Record | Skip]:
         if not oversized:
             paragraph.append(stripped)
     if chars:
-        one_line = not oversized and len(paragraph) == 1
-        if paragraphs == 0 and venue is None and one_line and is_heading(paragraph[0]):
-            yield Skip(str(path), first_line, HEADING_REASON)  # a heading alone: no abstract
-        else:
-            yield done()
+        yield done()
 
 
 #: Why a first paragraph of one short line without a sentence is not stored (``read_text_list``).

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from ..worker_guard import process_running
+
 __all__ = ["PAUSED_KEY", "holder_running", "pause", "paused_by", "resume", "resume_abandoned"]
 
 #: The ``library_state`` key that marks the index paused; its value names the pausing process.
@@ -104,10 +106,4 @@ def holder_running(holder: str) -> bool:
     host, _, pid = holder.removeprefix("pid ").rpartition(":")
     if host != os.uname().nodename or not pid.isdigit() or int(pid) == os.getpid():
         return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process of that id
-        return True
-    return True
+    return process_running(int(pid))

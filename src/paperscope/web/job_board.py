@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..worker_guard import process_running
+
 __all__ = ["JobBoard", "BOARD_FILE"]
 
 #: The board's file name inside the uploads folder.
@@ -42,17 +44,6 @@ CREATE TABLE IF NOT EXISTS jobs (
     snapshot TEXT NOT NULL
 )
 """
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process with this id exists (signal 0 checks without sending anything)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
 
 
 class JobBoard:
@@ -104,7 +95,7 @@ class JobBoard:
             return None
         created, pid, state, text = row
         snapshot: dict[str, Any] = json.loads(text)
-        if state in ("queued", "running") and not _alive(pid):
+        if state in ("queued", "running") and not process_running(pid):
             snapshot["state"] = "failed"
             snapshot["error"] = f"the server worker that took this upload (process {pid}) stopped"
             snapshot["queued_ahead"] = 0
@@ -123,7 +114,7 @@ class JobBoard:
         rows = conn.execute("SELECT job_id, pid, snapshot FROM jobs WHERE state IN ('queued', 'running')")
         claimed = []
         for job_id, pid, text in rows.fetchall():
-            if _alive(pid):
+            if process_running(pid):
                 continue
             snapshot: dict[str, Any] = json.loads(text)
             snapshot.update(
@@ -148,7 +139,7 @@ class JobBoard:
         if before is not None:
             sql += " AND created < ?"
             params.append(before)
-        return sum(1 for (pid,) in self._conn().execute(sql, params) if _alive(pid))
+        return sum(1 for (pid,) in self._conn().execute(sql, params) if process_running(pid))
 
     def forget(self, keep: int) -> None:
         """Delete the oldest finished jobs beyond the newest ``keep``."""
